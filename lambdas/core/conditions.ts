@@ -1,0 +1,117 @@
+/**
+ * Kubernetes-shaped status conditions. `ready` and `synced` are computed from the conditions by
+ * {@link deriveFlags} and nowhere else; a failure after a success therefore turns `ready` false.
+ */
+export const ConditionType = {
+  Ready: 'Ready',
+  Synced: 'Synced',
+  PolicyCompliant: 'PolicyCompliant',
+  Drifted: 'Drifted',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** Fixed reason constants: no one-off condition text. */
+export const Reason = {
+  Reconciled: 'Reconciled',
+  Progressing: 'Progressing',
+  Waiting: 'WaitingForEks',
+  PolicyAllowed: 'PolicyAllowed',
+  PolicyViolation: 'PolicyViolation',
+  PolicyEngineDegraded: 'PolicyEngineDegraded',
+  SpecInvalid: 'SpecInvalid',
+  TransientError: 'TransientError',
+  PermanentError: 'PermanentError',
+  ImpossibleChange: 'ImpossibleChange',
+  NotOwned: 'NotOwned',
+  NoDrift: 'NoDrift',
+  DriftDetected: 'DriftDetected',
+  Paused: 'Paused',
+  Deleting: 'Deleting',
+  Deleted: 'Deleted',
+  Retained: 'Retained',
+  DeletionStuck: 'DeletionStuck',
+  Pending: 'Pending',
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+export interface Condition {
+  readonly type: ConditionType;
+  readonly status: ConditionStatus;
+  readonly reason: Reason;
+  readonly message: string;
+  /** Changes only when `status` changes. */
+  readonly lastTransitionTime: string;
+  readonly observedGeneration: number;
+  /** Present on every failure: what a human should do next. */
+  readonly remediation?: string;
+}
+
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
+
+/** A failure condition cannot be built without a remediation hint. */
+export function failure(
+  type: ConditionType,
+  reason: Reason,
+  message: string,
+  remediation: string,
+  observedGeneration: number,
+): ConditionInput {
+  if (remediation.trim() === '')
+    throw new TypeError(`failure condition ${type}/${reason} needs a remediation hint`);
+  return { type, status: 'False', reason, message, remediation, observedGeneration };
+}
+
+export function success(
+  type: ConditionType,
+  reason: Reason,
+  message: string,
+  observedGeneration: number,
+): ConditionInput {
+  return { type, status: 'True', reason, message, observedGeneration };
+}
+
+export function getCondition(conds: readonly Condition[], type: ConditionType): Condition | undefined {
+  return conds.find((c) => c.type === type);
+}
+
+/** Upserts one condition; keeps `lastTransitionTime` unless the status flips. Order is stable. */
+export function setCondition(conds: readonly Condition[], next: ConditionInput, now: Date): Condition[] {
+  const prev = getCondition(conds, next.type);
+  const lastTransitionTime =
+    prev && prev.status === next.status ? prev.lastTransitionTime : now.toISOString();
+  const merged: Condition = { ...next, lastTransitionTime };
+  if (!prev) return [...conds, merged];
+  return conds.map((c) => (c.type === next.type ? merged : c));
+}
+
+export function setConditions(
+  conds: readonly Condition[],
+  next: readonly ConditionInput[],
+  now: Date,
+): Condition[] {
+  return next.reduce<Condition[]>((acc, c) => setCondition(acc, c, now), [...conds]);
+}
+
+export interface StatusFlags {
+  readonly ready: boolean;
+  readonly synced: boolean;
+}
+
+/** The only place `ready` and `synced` come from. */
+export function deriveFlags(conds: readonly Condition[]): StatusFlags {
+  return {
+    ready: getCondition(conds, ConditionType.Ready)?.status === 'True',
+    synced: getCondition(conds, ConditionType.Synced)?.status === 'True',
+  };
+}
+
+/** The remediation of the first failing condition, in a fixed order of importance. */
+export function currentRemediation(conds: readonly Condition[]): string | undefined {
+  for (const t of [ConditionType.Ready, ConditionType.PolicyCompliant, ConditionType.Synced]) {
+    const c = getCondition(conds, t);
+    if (c?.status === 'False' && c.remediation) return c.remediation;
+  }
+  return undefined;
+}

@@ -1,0 +1,22 @@
+/** The pure reconcile core: no I/O, no AWS SDK. Every handler, the CLI and the bridge build on it. */
+export * from './catalog.js';
+export * from './conditions.js';
+export * from './cost/estimate.js';
+export * from './cost/prices.js';
+export * from './errors.js';
+export * from './health.js';
+export * from './manifest.js';
+export type * from './observation.js';
+export * from './ownership.js';
+export * from './plan/fields.js';
+export * from './plan/nodegroup.js';
+export * from './plan/plan.js';
+export * from './plan/project.js';
+export * from './plan/step.js';
+export * from './plan/tokens.js';
+export * from './plan/types.js';
+export * from './spec/rules.js';
+export * from './spec/schema.js';
+export * from './spec/validate.js';
+export * from './status.js';
+export * from './version.js';

@@ -1,0 +1,111 @@
+/**
+ * CloudCluster manifests (YAML or JSON, several documents per file) to validated desired state.
+ * Errors name the source, the document and the field.
+ */
+import { parseAllDocuments } from 'yaml';
+import type { CloudClusterSpec } from './spec/schema.js';
+import { type SpecIssue, validateSpec } from './spec/validate.js';
+
+export const API_VERSION = 'compute.cloudorch.io/v1';
+export const KIND = 'CloudCluster';
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export interface CloudClusterManifest {
+  /** `<namespace>/<name>`: the record id. */
+  readonly id: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly spec: CloudClusterSpec;
+}
+
+export interface ManifestIssue {
+  /** `file.yaml#2` (document index, 1-based). */
+  readonly source: string;
+  readonly field: string;
+  readonly message: string;
+}
+
+export type ManifestResult =
+  | { ok: true; manifests: CloudClusterManifest[] }
+  | { ok: false; issues: ManifestIssue[] };
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function checkDocument(
+  doc: unknown,
+  source: string,
+): { manifest?: CloudClusterManifest; issues: ManifestIssue[] } {
+  const issue = (field: string, message: string): ManifestIssue => ({
+    source,
+    field,
+    message: `${source}: ${field}: ${message}`,
+  });
+  if (!isObject(doc))
+    return { issues: [issue('(document)', 'must be a mapping with apiVersion, kind, metadata and spec')] };
+  const issues: ManifestIssue[] = [];
+  if (doc.apiVersion !== API_VERSION) issues.push(issue('apiVersion', `must be ${API_VERSION}`));
+  if (doc.kind !== KIND) issues.push(issue('kind', `must be ${KIND}`));
+  const meta = isObject(doc.metadata) ? doc.metadata : {};
+  const name = meta.name;
+  const namespace = meta.namespace ?? 'default';
+  if (typeof name !== 'string' || !NAME.test(name) || name.length > 63) {
+    issues.push(
+      issue(
+        'metadata.name',
+        'must be a DNS label (lowercase letters, digits and hyphens, at most 63 characters)',
+      ),
+    );
+  }
+  if (typeof namespace !== 'string' || !NAME.test(namespace) || namespace.length > 63) {
+    issues.push(issue('metadata.namespace', 'must be a DNS label'));
+  }
+  const v = validateSpec(doc.spec);
+  if (!v.ok)
+    issues.push(...v.issues.map((i: SpecIssue) => issue(i.field, i.message.slice(i.field.length + 2))));
+  if (issues.length > 0 || !v.ok) return { issues };
+  const ns = namespace as string;
+  return {
+    manifest: { id: `${ns}/${name as string}`, name: name as string, namespace: ns, spec: v.spec },
+    issues: [],
+  };
+}
+
+/** Parses one file's text. Nothing is returned unless every document is valid. */
+export function parseManifests(text: string, sourceName: string): ManifestResult {
+  const docs = parseAllDocuments(text);
+  const manifests: CloudClusterManifest[] = [];
+  const issues: ManifestIssue[] = [];
+  let index = 0;
+  for (const d of docs) {
+    index += 1;
+    const source = `${sourceName}#${index}`;
+    if (d.errors.length > 0) {
+      issues.push(
+        ...d.errors.map((e) => ({
+          source,
+          field: '(syntax)',
+          message: `${source}: invalid YAML: ${e.message.split('\n')[0]}`,
+        })),
+      );
+      continue;
+    }
+    const value: unknown = d.toJS();
+    if (value === null || value === undefined) continue; // empty document between separators
+    const r = checkDocument(value, source);
+    if (r.manifest) manifests.push(r.manifest);
+    issues.push(...r.issues);
+  }
+  const ids = new Set<string>();
+  for (const m of manifests) {
+    if (ids.has(m.id))
+      issues.push({
+        source: sourceName,
+        field: 'metadata.name',
+        message: `${sourceName}: ${m.id} is defined twice`,
+      });
+    ids.add(m.id);
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, manifests };
+}

@@ -1,0 +1,68 @@
+/**
+ * `plan(desired, observed) -> Operation[]`: the impossible differences, then the operations in the
+ * order they will run. The first entry that is not `Impossible` is what the next step does; the rest
+ * is a preview computed by projecting each operation's result. A `Wait` ends the list: nothing is
+ * planned past work EKS has not finished.
+ */
+import type { Observation } from '../observation.js';
+import { project } from './project.js';
+import { nextStep } from './step.js';
+import {
+  type Desired,
+  isMutating,
+  type MutatingOperation,
+  type Operation,
+  type PlanDefaults,
+  type Wait,
+} from './types.js';
+
+/** More steps than any real plan needs (version steps are bounded by the catalog's versions). */
+const MAX_STEPS = 64;
+
+export function plan(d: Desired, o: Observation, defaults: PlanDefaults = {}): Operation[] {
+  const first = nextStep(d, o, defaults);
+  const ops: Operation[] = [...first.impossible];
+  let next = first.next;
+  let cur = o;
+  for (let i = 0; next; i++) {
+    if (i >= MAX_STEPS) throw new Error(`planner exceeded ${MAX_STEPS} steps for ${d.id}: this is a bug`);
+    ops.push(next);
+    if (next.kind === 'Wait') break;
+    cur = project(cur, next);
+    next = nextStep(d, cur, defaults).next;
+  }
+  return ops;
+}
+
+/** What the next step should do: one mutating operation, a wait, or nothing. */
+export function firstAction(ops: readonly Operation[]): MutatingOperation | Wait | undefined {
+  return ops.find((op): op is MutatingOperation | Wait => op.kind === 'Wait' || isMutating(op));
+}
+
+/** A one-line description of an operation for status, CLI and logs. */
+export function describeOperation(op: Operation): string {
+  switch (op.kind) {
+    case 'CreateCluster':
+      return `create cluster ${op.clusterName} (${op.version}) in ${op.region}`;
+    case 'CreateNodegroup':
+      return `create node group ${op.nodegroupName} (${op.instanceType}, ${op.capacityType}, ${op.scaling.desiredSize} nodes, ${op.version})`;
+    case 'UpdateClusterVersion':
+      return `upgrade control plane ${op.fromVersion} -> ${op.toVersion}`;
+    case 'UpdateNodegroupVersion':
+      return `upgrade node group ${op.nodegroupName} ${op.fromVersion} -> ${op.toVersion}`;
+    case 'UpdateNodegroupScaling':
+      return `scale node group ${op.nodegroupName} ${JSON.stringify(op.from)} -> ${JSON.stringify(op.scaling)}`;
+    case 'TagResource':
+      return `tag ${op.resourceArn} with ${Object.keys(op.tags).join(', ')}`;
+    case 'UntagResource':
+      return `untag ${op.resourceArn}: ${op.tagKeys.join(', ')}`;
+    case 'DeleteNodegroup':
+      return `delete node group ${op.nodegroupName}`;
+    case 'DeleteCluster':
+      return `delete cluster ${op.clusterName}`;
+    case 'Wait':
+      return `wait for ${op.resource}: ${op.reason}`;
+    case 'Impossible':
+      return `cannot converge ${op.field}: ${op.reason}`;
+  }
+}

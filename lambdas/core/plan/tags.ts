@@ -1,0 +1,20 @@
+/** Tag convergence: desired tags are the spec's plus ownership; every other tag is removed. */
+const SYSTEM_PREFIX = 'aws:';
+
+export interface TagDiff {
+  readonly toSet: Record<string, string>;
+  readonly toRemove: string[];
+}
+
+export function diffTags(
+  desired: Readonly<Record<string, string>>,
+  observed: Readonly<Record<string, string>>,
+): TagDiff {
+  const toSet: Record<string, string> = {};
+  for (const [k, v] of Object.entries(desired)) if (observed[k] !== v) toSet[k] = v;
+  // `aws:` tags belong to AWS and cannot be removed.
+  const toRemove = Object.keys(observed)
+    .filter((k) => !(k in desired) && !k.startsWith(SYSTEM_PREFIX))
+    .sort();
+  return { toSet, toRemove };
+}

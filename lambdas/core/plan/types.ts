@@ -1,0 +1,139 @@
+/** The planner's input and output: desired state in, a discriminated union of operations out. */
+
+import type { ScalingConfig } from '../observation.js';
+import type { CloudClusterSpec } from '../spec/schema.js';
+
+/** Desired state as the record holds it. */
+export interface Desired {
+  /** Record id (`<namespace>/<name>` for mirrored CRs). */
+  readonly id: string;
+  readonly spec: CloudClusterSpec;
+  readonly generation: number;
+  readonly deletionRequested: boolean;
+}
+
+/** Where a create gets what the spec leaves to deployment configuration. */
+export interface PlanDefaults {
+  readonly clusterRoleArn?: string;
+  readonly nodeRoleArn?: string;
+  readonly subnetIds?: readonly string[];
+  readonly securityGroupIds?: readonly string[];
+}
+
+interface Base {
+  readonly clusterName: string;
+  readonly region: string;
+}
+
+/** Create and update calls carry a deterministic idempotency token (see tokens.ts). */
+interface Idempotent {
+  readonly clientRequestToken: string;
+}
+
+export interface CreateCluster extends Base, Idempotent {
+  readonly kind: 'CreateCluster';
+  readonly version: string;
+  readonly roleArn: string | undefined;
+  readonly subnetIds: readonly string[];
+  readonly securityGroupIds: readonly string[];
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface CreateNodegroup extends Base, Idempotent {
+  readonly kind: 'CreateNodegroup';
+  readonly nodegroupName: string;
+  readonly version: string;
+  readonly instanceType: string;
+  readonly capacityType: 'ON_DEMAND' | 'SPOT';
+  readonly scaling: ScalingConfig;
+  readonly nodeRoleArn: string | undefined;
+  readonly subnetIds: readonly string[];
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface UpdateClusterVersion extends Base, Idempotent {
+  readonly kind: 'UpdateClusterVersion';
+  readonly fromVersion: string;
+  readonly toVersion: string;
+}
+
+export interface UpdateNodegroupVersion extends Base, Idempotent {
+  readonly kind: 'UpdateNodegroupVersion';
+  readonly nodegroupName: string;
+  readonly fromVersion: string;
+  readonly toVersion: string;
+}
+
+export interface UpdateNodegroupScaling extends Base, Idempotent {
+  readonly kind: 'UpdateNodegroupScaling';
+  readonly nodegroupName: string;
+  readonly from: ScalingConfig;
+  /** Only the members that change are sent; `desiredSize` is omitted under external scaling. */
+  readonly scaling: Partial<ScalingConfig>;
+}
+
+export interface TagResource extends Base {
+  readonly kind: 'TagResource';
+  readonly resourceArn: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface UntagResource extends Base {
+  readonly kind: 'UntagResource';
+  readonly resourceArn: string;
+  readonly tagKeys: readonly string[];
+}
+
+export interface DeleteNodegroup extends Base {
+  readonly kind: 'DeleteNodegroup';
+  readonly nodegroupName: string;
+}
+
+export interface DeleteCluster extends Base {
+  readonly kind: 'DeleteCluster';
+}
+
+/** Every operation that calls EKS. Each maps to exactly one provider call. */
+export type MutatingOperation =
+  | CreateCluster
+  | CreateNodegroup
+  | UpdateClusterVersion
+  | UpdateNodegroupVersion
+  | UpdateNodegroupScaling
+  | TagResource
+  | UntagResource
+  | DeleteNodegroup
+  | DeleteCluster;
+
+/** EKS is still working (a create, update or delete in flight): observe again later, call nothing. */
+export interface Wait {
+  readonly kind: 'Wait';
+  readonly resource: string;
+  readonly reason: string;
+}
+
+/** A difference CloudOrch cannot converge, with the reason and what to do. Blocks nothing else. */
+export interface Impossible {
+  readonly kind: 'Impossible';
+  readonly field: string;
+  readonly reason: string;
+  readonly remediation: string;
+}
+
+export type Operation = MutatingOperation | Wait | Impossible;
+
+export const MUTATING_KINDS = [
+  'CreateCluster',
+  'CreateNodegroup',
+  'UpdateClusterVersion',
+  'UpdateNodegroupVersion',
+  'UpdateNodegroupScaling',
+  'TagResource',
+  'UntagResource',
+  'DeleteNodegroup',
+  'DeleteCluster',
+] as const satisfies readonly MutatingOperation['kind'][];
+
+export function isMutating(op: Operation): op is MutatingOperation {
+  return (MUTATING_KINDS as readonly string[]).includes(op.kind);
+}

@@ -1,0 +1,280 @@
+/**
+ * The status record and the one reducer that writes it. Every path of the pipeline ends in an
+ * {@link Outcome}; `applyOutcome` turns it into conditions with fixed reasons, and the booleans are
+ * derived from those conditions. Every failure outcome carries a remediation.
+ */
+import {
+  type Condition,
+  type ConditionInput,
+  ConditionType,
+  currentRemediation,
+  deriveFlags,
+  failure,
+  getCondition,
+  Reason,
+  setConditions,
+  success,
+} from './conditions.js';
+import type { Health } from './health.js';
+import type { DriftItem } from './plan/fields.js';
+
+export interface ObservedSummary {
+  readonly health: Health;
+  readonly version?: string;
+  readonly nodeCount?: number;
+  readonly instanceType?: string;
+  readonly capacityType?: string;
+  readonly endpoint?: string;
+  readonly arn?: string;
+}
+
+export interface PolicyViolation {
+  readonly rule: string;
+  readonly message: string;
+  readonly severity: 'error' | 'warn';
+}
+
+export interface ClusterStatus {
+  readonly conditions: readonly Condition[];
+  readonly observedGeneration: number;
+  /** Derived from the Ready condition; never set by hand. */
+  readonly ready: boolean;
+  /** Derived from the Synced condition; never set by hand. */
+  readonly synced: boolean;
+  readonly remediation?: string;
+  readonly observed?: ObservedSummary;
+  readonly estimatedMonthlyCost?: number;
+  readonly lastPlan?: readonly string[];
+  readonly lastDrift?: readonly DriftItem[];
+  readonly violations?: readonly PolicyViolation[];
+  readonly updatedAt: string;
+}
+
+export type Outcome =
+  | { readonly kind: 'Converged' }
+  | { readonly kind: 'Progressing'; readonly operation: string }
+  | { readonly kind: 'Waiting'; readonly reason: string }
+  | { readonly kind: 'Paused' }
+  | { readonly kind: 'PolicyDenied'; readonly violations: readonly PolicyViolation[] }
+  | { readonly kind: 'PolicyEngineDegraded'; readonly message: string }
+  | { readonly kind: 'SpecInvalid'; readonly message: string }
+  | {
+      readonly kind: 'Failed';
+      readonly errorKind: 'Transient' | 'Permanent';
+      readonly message: string;
+      readonly remediation: string;
+    }
+  | {
+      readonly kind: 'Impossible';
+      readonly message: string;
+      readonly remediation: string;
+      readonly notOwned?: boolean;
+    }
+  | { readonly kind: 'Deleting'; readonly operation: string }
+  | { readonly kind: 'Deleted' }
+  | { readonly kind: 'Retained' }
+  | { readonly kind: 'DeletionStuck'; readonly message: string };
+
+export interface OutcomeContext {
+  readonly generation: number;
+  readonly now: Date;
+  readonly observed?: ObservedSummary;
+  readonly drift?: readonly DriftItem[];
+  readonly estimatedMonthlyCost?: number;
+  readonly plan?: readonly string[];
+}
+
+const POLICY_HINT =
+  'Change the spec so it satisfies the listed policies, or ask a platform admin for a waiver.';
+
+function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
+  const { Ready, Synced, PolicyCompliant } = ConditionType;
+  switch (o.kind) {
+    case 'Converged':
+      return [
+        success(Ready, Reason.Reconciled, 'Cluster matches the spec', g),
+        success(Synced, Reason.Reconciled, 'Spec applied', g),
+        success(PolicyCompliant, Reason.PolicyAllowed, 'All policies pass', g),
+      ];
+    case 'Progressing':
+      return [
+        {
+          type: Ready,
+          status: 'False',
+          reason: Reason.Progressing,
+          message: o.operation,
+          observedGeneration: g,
+        },
+        {
+          type: Synced,
+          status: 'False',
+          reason: Reason.Progressing,
+          message: o.operation,
+          observedGeneration: g,
+        },
+        success(PolicyCompliant, Reason.PolicyAllowed, 'All policies pass', g),
+      ];
+    case 'Waiting':
+      return [
+        { type: Ready, status: 'False', reason: Reason.Waiting, message: o.reason, observedGeneration: g },
+        { type: Synced, status: 'False', reason: Reason.Waiting, message: o.reason, observedGeneration: g },
+      ];
+    case 'Paused':
+      return [
+        {
+          type: Synced,
+          status: 'False',
+          reason: Reason.Paused,
+          message: 'Reconciliation is paused: observe only',
+          observedGeneration: g,
+        },
+      ];
+    case 'PolicyDenied': {
+      const msg = o.violations
+        .filter((v) => v.severity === 'error')
+        .map((v) => `${v.rule}: ${v.message}`)
+        .join('; ');
+      return [
+        failure(Ready, Reason.PolicyViolation, msg, POLICY_HINT, g),
+        failure(Synced, Reason.PolicyViolation, msg, POLICY_HINT, g),
+        failure(PolicyCompliant, Reason.PolicyViolation, msg, POLICY_HINT, g),
+      ];
+    }
+    case 'PolicyEngineDegraded': {
+      const hint =
+        'The policy bundle failed to load, so nothing is applied. Rebuild and publish the policy bundle.';
+      return [
+        failure(Ready, Reason.PolicyEngineDegraded, o.message, hint, g),
+        failure(PolicyCompliant, Reason.PolicyEngineDegraded, o.message, hint, g),
+      ];
+    }
+    case 'SpecInvalid': {
+      const hint = 'Fix the named fields and apply the spec again; nothing is called until then.';
+      return [
+        failure(Ready, Reason.SpecInvalid, o.message, hint, g),
+        failure(Synced, Reason.SpecInvalid, o.message, hint, g),
+      ];
+    }
+    case 'Failed': {
+      const reason = o.errorKind === 'Transient' ? Reason.TransientError : Reason.PermanentError;
+      return [
+        failure(Ready, reason, o.message, o.remediation, g),
+        failure(Synced, reason, o.message, o.remediation, g),
+      ];
+    }
+    case 'Impossible': {
+      const reason = o.notOwned ? Reason.NotOwned : Reason.ImpossibleChange;
+      return [
+        failure(Ready, reason, o.message, o.remediation, g),
+        failure(Synced, reason, o.message, o.remediation, g),
+      ];
+    }
+    case 'Deleting':
+      return [
+        {
+          type: Ready,
+          status: 'False',
+          reason: Reason.Deleting,
+          message: o.operation,
+          observedGeneration: g,
+        },
+        {
+          type: Synced,
+          status: 'False',
+          reason: Reason.Deleting,
+          message: o.operation,
+          observedGeneration: g,
+        },
+      ];
+    case 'Deleted':
+      return [
+        {
+          type: Ready,
+          status: 'False',
+          reason: Reason.Deleted,
+          message: 'Cluster deleted',
+          observedGeneration: g,
+        },
+        success(Synced, Reason.Deleted, 'Deletion complete', g),
+      ];
+    case 'Retained':
+      return [
+        {
+          type: Ready,
+          status: 'False',
+          reason: Reason.Retained,
+          message: 'Record released; the EKS cluster was retained (deletionPolicy: Retain)',
+          observedGeneration: g,
+        },
+        success(Synced, Reason.Retained, 'Released without touching EKS', g),
+      ];
+    case 'DeletionStuck': {
+      const hint =
+        'Deletion made no progress within its attempt budget. Check the cluster and node groups in EKS, remove what blocks them, then reconcile.';
+      return [
+        failure(Ready, Reason.DeletionStuck, o.message, hint, g),
+        failure(Synced, Reason.DeletionStuck, o.message, hint, g),
+      ];
+    }
+  }
+}
+
+/**
+ * Drifted is about out-of-band change: a difference found after the same generation was already in
+ * sync (or still drifted). Differences right after a spec change are pending work, not drift.
+ */
+function driftCondition(prev: ClusterStatus | undefined, ctx: OutcomeContext): ConditionInput | undefined {
+  if (!ctx.drift) return undefined;
+  const g = ctx.generation;
+  if (ctx.drift.length === 0)
+    return {
+      type: ConditionType.Drifted,
+      status: 'False',
+      reason: Reason.NoDrift,
+      message: 'Observed state matches the spec',
+      observedGeneration: g,
+    };
+  const wasSynced =
+    prev !== undefined &&
+    prev.observedGeneration === g &&
+    (prev.synced || getCondition(prev.conditions, ConditionType.Drifted)?.status === 'True');
+  if (!wasSynced) return undefined;
+  const message = ctx.drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
+  return {
+    type: ConditionType.Drifted,
+    status: 'True',
+    reason: Reason.DriftDetected,
+    message,
+    observedGeneration: g,
+  };
+}
+
+export function applyOutcome(
+  prev: ClusterStatus | undefined,
+  outcome: Outcome,
+  ctx: OutcomeContext,
+): ClusterStatus {
+  const next = outcomeConditions(outcome, ctx.generation);
+  const drift = driftCondition(prev, ctx);
+  if (drift) next.push(drift);
+  const conditions = setConditions(prev?.conditions ?? [], next, ctx.now);
+  const remediation = currentRemediation(conditions);
+  const { remediation: _stale, ...kept } = prev ?? {};
+  return {
+    ...kept,
+    conditions,
+    observedGeneration: ctx.generation,
+    ...deriveFlags(conditions),
+    ...(remediation ? { remediation } : {}),
+    ...(ctx.observed ? { observed: ctx.observed } : {}),
+    ...(ctx.estimatedMonthlyCost !== undefined ? { estimatedMonthlyCost: ctx.estimatedMonthlyCost } : {}),
+    ...(ctx.plan ? { lastPlan: ctx.plan } : {}),
+    ...(ctx.drift && ctx.drift.length > 0 ? { lastDrift: ctx.drift } : {}),
+    ...(outcome.kind === 'PolicyDenied'
+      ? { violations: outcome.violations }
+      : outcome.kind === 'Converged'
+        ? { violations: [] }
+        : {}),
+    updatedAt: ctx.now.toISOString(),
+  };
+}

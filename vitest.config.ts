@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    // Two cores: servers started by suites (simulator, stores, moto) must not starve each other.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
