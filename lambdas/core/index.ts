@@ -20,3 +20,4 @@ export * from './spec/schema.js';
 export * from './spec/validate.js';
 export * from './status.js';
 export * from './version.js';
+export type * from './provider.js';

@@ -1,0 +1,48 @@
+/**
+ * The provider contract: the only surface through which CloudOrch reaches EKS. Narrow on purpose:
+ * observe a cluster with its node groups, and apply one planned operation as one EKS call.
+ *
+ * Contract (every implementation, every method):
+ * - Nothing is invented. Every field of an {@link Observation} or {@link ApplyResult} comes from an
+ *   EKS response; an operation the provider does not implement throws.
+ * - `observe` never mutates. A missing cluster is `cluster: null`, not an error.
+ * - `apply` makes exactly one mutating EKS call for the operation and is idempotent: create and update
+ *   calls send the operation's deterministic `clientRequestToken`.
+ * - Errors are thrown as the core's classes (`classifyAwsError`): `NotFoundError` when the target is
+ *   gone (for deletes the caller treats that as done), `TransientError`, `PermanentError`.
+ * - The status EKS reports right after an update call is not trusted; the returned `updateId` is
+ *   tracked with DescribeUpdate on later observations.
+ */
+import type { Observation } from './observation.js';
+import type { MutatingOperation } from './plan/types.js';
+
+export interface ClusterRef {
+  readonly clusterName: string;
+  readonly region: string;
+}
+
+/** An update EKS accepted earlier, to be followed with DescribeUpdate. */
+export interface TrackedUpdate {
+  readonly id: string;
+  readonly nodegroupName?: string;
+}
+
+export interface ObserveOptions {
+  /** Updates started by CloudOrch whose outcome is not known yet. */
+  readonly trackedUpdates?: readonly TrackedUpdate[];
+}
+
+export interface ApplyResult {
+  readonly kind: MutatingOperation['kind'];
+  /** The `update.id` EKS returned for update calls. */
+  readonly updateId?: string;
+  /** The resource status in EKS's response (informational; not trusted for decisions). */
+  readonly status?: string;
+  /** The ARN in EKS's response for creates. */
+  readonly arn?: string;
+}
+
+export interface ClusterProvider {
+  observe(ref: ClusterRef, opts?: ObserveOptions): Promise<Observation>;
+  apply(op: MutatingOperation): Promise<ApplyResult>;
+}
