@@ -160,11 +160,15 @@ function causeChain(err: unknown): ErrorLike[] {
   return chain;
 }
 
+/** Candidate codes: the SDK puts the code in `name`; Node network errors put it in `code`. */
+function codesOf(e: ErrorLike): string[] {
+  return [e.name, e.Code, e.code].filter(
+    (c): c is string => typeof c === 'string' && c.length > 0 && c !== 'Error',
+  );
+}
+
 function codeOf(e: ErrorLike): string | undefined {
-  for (const c of [e.name, e.Code, e.code]) {
-    if (typeof c === 'string' && c.length > 0) return c;
-  }
-  return undefined;
+  return codesOf(e)[0];
 }
 
 function messageOf(err: unknown): string {

@@ -1,0 +1,285 @@
+import { describe, expect, it } from 'vitest';
+import { catalog } from '../../lambdas/core/catalog.js';
+import { specJsonSchema } from '../../lambdas/core/spec/schema.js';
+import { validateSpec } from '../../lambdas/core/spec/validate.js';
+import { baseSpecInput } from './support/fixtures.js';
+
+const manyTags = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
+
+/** Each bad spec: why it is bad, the change, the field the error must name, and words of the rule. */
+const BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, field: string, rule: RegExp]> = [
+  ['spec is not an object', { __replace: 'nope' }, 'spec', /must be an object/],
+  ['spec is an array', { __replace: [] }, 'spec', /must be an object/],
+  ['provider missing', { provider: undefined }, 'spec.provider', /must be "aws"/],
+  ['unknown provider', { provider: 'gcp' }, 'spec.provider', /must be "aws"/],
+  ['provider in upper case', { provider: 'AWS' }, 'spec.provider', /must be "aws"/],
+  ['region missing', { region: undefined }, 'spec.region', /allowed regions/],
+  ['region not real', { region: 'xx-east-1' }, 'spec.region', /"xx-east-1" is not in the allowed regions/],
+  ['region as a number', { region: 1 }, 'spec.region', /allowed regions/],
+  ['clusterName missing', { clusterName: undefined }, 'spec.clusterName', /must be a string/],
+  ['clusterName empty', { clusterName: '' }, 'spec.clusterName', /must not be empty/],
+  [
+    'clusterName starts with a hyphen',
+    { clusterName: '-abc' },
+    'spec.clusterName',
+    /start with a letter or digit/,
+  ],
+  [
+    'clusterName has a dot',
+    { clusterName: 'a.b' },
+    'spec.clusterName',
+    /letters, digits, hyphens and underscores/,
+  ],
+  [
+    'clusterName has a space',
+    { clusterName: 'a b' },
+    'spec.clusterName',
+    /letters, digits, hyphens and underscores/,
+  ],
+  [
+    'clusterName over 100 characters',
+    { clusterName: 'a'.repeat(101) },
+    'spec.clusterName',
+    /at most 100 characters/,
+  ],
+  [
+    'kubernetesVersion as a YAML float',
+    { kubernetesVersion: 1.3 },
+    'spec.kubernetesVersion',
+    /must be a string like "1.31"/,
+  ],
+  [
+    'kubernetesVersion with a patch',
+    { kubernetesVersion: '1.31.2' },
+    'spec.kubernetesVersion',
+    /major\.minor/,
+  ],
+  [
+    'kubernetesVersion with a v prefix',
+    { kubernetesVersion: 'v1.31' },
+    'spec.kubernetesVersion',
+    /major\.minor/,
+  ],
+  [
+    'kubernetesVersion not offered by EKS',
+    { kubernetesVersion: '1.12' },
+    'spec.kubernetesVersion',
+    /not an EKS version/,
+  ],
+  ['kubernetesVersion empty', { kubernetesVersion: '' }, 'spec.kubernetesVersion', /major\.minor/],
+  ['nodeCount missing', { nodeCount: undefined }, 'spec.nodeCount', /must be a number/],
+  ['nodeCount negative', { nodeCount: -1 }, 'spec.nodeCount', /at least 0/],
+  ['nodeCount fractional', { nodeCount: 2.5 }, 'spec.nodeCount', /whole number/],
+  ['nodeCount huge', { nodeCount: 10_000 }, 'spec.nodeCount', /at most 450/],
+  ['nodeCount as a string', { nodeCount: '3' }, 'spec.nodeCount', /must be a number/],
+  ['minSize negative', { minSize: -2 }, 'spec.minSize', /at least 0/],
+  ['maxSize zero', { maxSize: 0, nodeCount: 0 }, 'spec.maxSize', /at least 1/],
+  ['maxSize over the quota', { maxSize: 451 }, 'spec.maxSize', /at most 450/],
+  [
+    'minSize greater than maxSize',
+    { minSize: 5, maxSize: 4, nodeCount: 4 },
+    'spec.minSize',
+    /must not exceed maxSize/,
+  ],
+  ['nodeCount below minSize', { minSize: 4, nodeCount: 3 }, 'spec.nodeCount', /at least minSize/],
+  ['nodeCount above maxSize', { maxSize: 2, nodeCount: 3 }, 'spec.nodeCount', /must not exceed maxSize/],
+  [
+    'external scaling without bounds',
+    { scaling: 'external' },
+    'spec.minSize',
+    /required when scaling is "external"/,
+  ],
+  [
+    'external scaling without maxSize',
+    { scaling: 'external', minSize: 1 },
+    'spec.maxSize',
+    /required when scaling is "external"/,
+  ],
+  ['unknown scaling mode', { scaling: 'auto' }, 'spec.scaling', /"managed".*"external"/],
+  [
+    'instanceType unknown',
+    { instanceType: 't2.nano' },
+    'spec.instanceType',
+    /"t2.nano" is not in the allowed instance types/,
+  ],
+  ['instanceType missing', { instanceType: undefined }, 'spec.instanceType', /allowed instance types/],
+  ['spotEnabled as a string', { spotEnabled: 'yes' }, 'spec.spotEnabled', /true or false/],
+  ['tags as a list', { tags: ['team'] }, 'spec.tags', /must be a map/],
+  ['tag value not a string', { tags: { team: 1 } }, 'spec.tags.team', /must be strings/],
+  ['more than 50 tags', { tags: manyTags }, 'spec.tags', /at most 50 tags/],
+  [
+    'tag key over 128 characters',
+    { tags: { ['k'.repeat(129)]: 'v' } },
+    `spec.tags.${'k'.repeat(129)}`,
+    /1-128 characters/,
+  ],
+  [
+    'tag value over 256 characters',
+    { tags: { team: 'v'.repeat(257) } },
+    'spec.tags.team',
+    /at most 256 characters/,
+  ],
+  [
+    'tag key reserved by AWS',
+    { tags: { 'aws:owner': 'x' } },
+    'spec.tags.aws:owner',
+    /reserved prefix "aws:"/,
+  ],
+  [
+    'tag key forging ownership',
+    { tags: { 'cloudorch.io/owner': 'x' } },
+    'spec.tags.cloudorch.io/owner',
+    /reserved prefix "cloudorch.io\/"/,
+  ],
+  [
+    'network with one subnet',
+    { network: { subnetIds: ['subnet-0123abcd'] } },
+    'spec.network.subnetIds',
+    /at least 2 subnets/,
+  ],
+  [
+    'network subnet id malformed',
+    { network: { subnetIds: ['subnet-0123abcd', 'sn-1'] } },
+    'spec.network.subnetIds.1',
+    /subnet-0123abcd/,
+  ],
+  [
+    'network with six security groups',
+    {
+      network: {
+        subnetIds: ['subnet-0123abcd', 'subnet-0123abce'],
+        securityGroupIds: Array.from({ length: 6 }, (_, i) => `sg-0123abc${i}`),
+      },
+    },
+    'spec.network.securityGroupIds',
+    /at most 5 security groups/,
+  ],
+  [
+    'network with an unknown field',
+    { network: { subnetIds: ['subnet-0123abcd', 'subnet-0123abce'], vpcId: 'vpc-1' } },
+    'spec.network.vpcId',
+    /unknown field/,
+  ],
+  ['clusterRoleArn not an ARN', { clusterRoleArn: 'eks-role' }, 'spec.clusterRoleArn', /IAM role ARN/],
+  [
+    'nodeRoleArn is a user ARN',
+    { nodeRoleArn: 'arn:aws:iam::123456789012:user/bob' },
+    'spec.nodeRoleArn',
+    /IAM role ARN/,
+  ],
+  ['deletionPolicy lower case', { deletionPolicy: 'delete' }, 'spec.deletionPolicy', /"Delete" or "Retain"/],
+  ['adopt as a string', { adopt: 'true' }, 'spec.adopt', /true or false/],
+  ['paused as a number', { paused: 1 }, 'spec.paused', /true or false/],
+  ['unknown top-level field', { nodeCnt: 3 }, 'spec.nodeCnt', /unknown field/],
+  ['status smuggled into spec', { ready: true }, 'spec.ready', /unknown field/],
+];
+
+function withChange(change: Record<string, unknown>): unknown {
+  if ('__replace' in change) return change.__replace;
+  const s: Record<string, unknown> = { ...baseSpecInput };
+  for (const [k, v] of Object.entries(change)) {
+    if (v === undefined) delete s[k];
+    else s[k] = v;
+  }
+  return s;
+}
+
+describe('spec validation', () => {
+  it('has at least 40 bad-spec cases', () => {
+    expect(BAD.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it.each(BAD)('rejects: %s', (_why, change, field, rule) => {
+    const r = validateSpec(withChange(change));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const issue = r.issues.find((i) => i.field === field);
+    expect(issue, `issues were: ${JSON.stringify(r.issues)}`).toBeDefined();
+    expect(issue?.message.startsWith(`${field}: `)).toBe(true);
+    expect(issue?.message).toMatch(rule);
+  });
+
+  it('accepts a minimal spec and applies documented defaults', () => {
+    const r = validateSpec(baseSpecInput);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.spec).toMatchObject({
+      scaling: 'managed',
+      spotEnabled: false,
+      deletionPolicy: 'Retain',
+      adopt: false,
+      paused: false,
+    });
+  });
+
+  it('accepts every allowed region and instance type from the shared data file', () => {
+    for (const region of catalog.regions) expect(validateSpec({ ...baseSpecInput, region }).ok).toBe(true);
+    for (const instanceType of catalog.instanceTypes)
+      expect(validateSpec({ ...baseSpecInput, instanceType }).ok).toBe(true);
+  });
+
+  it('accepts external scaling with bounds and a node count outside them (the autoscaler owns it)', () => {
+    expect(
+      validateSpec({ ...baseSpecInput, scaling: 'external', minSize: 1, maxSize: 2, nodeCount: 5 }).ok,
+    ).toBe(true);
+  });
+
+  it('reports every problem at once, not just the first', () => {
+    const r = validateSpec({ ...baseSpecInput, region: 'mars-1', nodeCount: -1, instanceType: 'x' });
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.issues.map((i) => i.field).sort()).toEqual([
+        'spec.instanceType',
+        'spec.nodeCount',
+        'spec.region',
+      ]);
+  });
+});
+
+describe('spec JSON Schema export', () => {
+  const schema = specJsonSchema() as {
+    type: string;
+    properties: Record<string, { enum?: unknown[]; maximum?: number }>;
+    required: string[];
+    additionalProperties: boolean;
+  };
+
+  it('lists every field, requires the essentials and rejects unknown fields', () => {
+    expect(Object.keys(schema.properties).sort()).toEqual(
+      [
+        'adopt',
+        'clusterName',
+        'clusterRoleArn',
+        'deletionPolicy',
+        'instanceType',
+        'kubernetesVersion',
+        'maxSize',
+        'minSize',
+        'network',
+        'nodeCount',
+        'nodeRoleArn',
+        'paused',
+        'provider',
+        'region',
+        'scaling',
+        'spotEnabled',
+        'tags',
+      ].sort(),
+    );
+    expect(schema.required.sort()).toEqual([
+      'clusterName',
+      'instanceType',
+      'kubernetesVersion',
+      'nodeCount',
+      'provider',
+      'region',
+    ]);
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('carries the allowlists from the shared data file', () => {
+    expect(schema.properties.region?.enum).toEqual([...catalog.regions]);
+    expect(schema.properties.instanceType?.enum).toEqual([...catalog.instanceTypes]);
+    expect(schema.properties.nodeCount?.maximum).toBe(450);
+  });
+});
