@@ -1,0 +1,99 @@
+/**
+ * The desired-state store contract. One DynamoDB item per cluster, key `id`. Spec writers and status
+ * writers update disjoint attributes with conditions, so they never clobber each other:
+ * - spec writers (`apply`, the bridge) own `spec`, `specHash`, `generation`, `deletionRequestedAt`;
+ * - the reconciler, while it holds the lease, owns `status`, `history`, `intent`, `trackedUpdates`.
+ * A status write never bumps `generation`. Conflicts surface as typed errors, never as overwrites.
+ */
+import type { TrackedUpdate } from '../core/provider.js';
+import type { CloudClusterSpec } from '../core/spec/schema.js';
+import type { ClusterStatus } from '../core/status.js';
+
+export interface Lease {
+  /** The execution (or process) holding it. */
+  readonly owner: string;
+  /** Epoch milliseconds. An expired lease may be taken over. */
+  readonly expiresAt: number;
+}
+
+/** What the reconciler recorded before a non-idempotent-looking call, so a crash can be reasoned about. */
+export interface Intent {
+  readonly operation: string;
+  readonly clientRequestToken?: string;
+  readonly generation: number;
+  readonly at: string;
+}
+
+export interface HistoryEntry {
+  readonly at: string;
+  readonly kind: 'plan' | 'policy' | 'operation' | 'error' | 'status';
+  readonly generation: number;
+  readonly summary: string;
+  readonly executionId?: string;
+}
+
+export interface ClusterRecord {
+  readonly id: string;
+  readonly spec: CloudClusterSpec;
+  /** sha256 of the canonical spec JSON: a re-apply of the same spec is a no-op. */
+  readonly specHash: string;
+  /** Bumped on every real spec change, never by status writes. */
+  readonly generation: number;
+  /** Optimistic concurrency for spec writers. */
+  readonly version: number;
+  readonly createdAt: string;
+  readonly deletionRequestedAt?: string;
+  readonly status?: ClusterStatus;
+  readonly lease?: Lease;
+  readonly intent?: Intent;
+  readonly trackedUpdates?: readonly TrackedUpdate[];
+  /** Bounded: newest last, at most HISTORY_LIMIT entries. */
+  readonly history?: readonly HistoryEntry[];
+}
+
+export const HISTORY_LIMIT = 50;
+
+export interface ApplyResult {
+  readonly record: ClusterRecord;
+  /** False when the spec was identical: nothing was written and generation is unchanged. */
+  readonly changed: boolean;
+  readonly created: boolean;
+}
+
+export interface StatusWrite {
+  readonly status: ClusterStatus;
+  /** Appended to history (the store keeps the newest HISTORY_LIMIT). */
+  readonly history?: readonly HistoryEntry[];
+  /** `null` clears it. */
+  readonly intent?: Intent | null;
+  readonly trackedUpdates?: readonly TrackedUpdate[];
+}
+
+export interface ScanPage {
+  readonly records: ClusterRecord[];
+  /** Opaque; absent on the last page. */
+  readonly next?: string;
+}
+
+export interface DesiredStateStore {
+  get(id: string): Promise<ClusterRecord | undefined>;
+  /**
+   * Creates or updates the spec. Generation bumps only when the spec really changed. With
+   * `expectedVersion`, the write is conditional on it (ConflictError otherwise).
+   * Throws DeletionInProgressError once deletion was requested.
+   */
+  applySpec(id: string, spec: CloudClusterSpec, opts?: { expectedVersion?: number; now?: Date }): Promise<ApplyResult>;
+  /** Marks the record for deletion (idempotent). RecordNotFoundError when there is no record. */
+  requestDeletion(id: string, now?: Date): Promise<ClusterRecord>;
+  /** Takes the lease if free, expired, or already ours. LeaseHeldError otherwise. */
+  acquireLease(id: string, owner: string, ttlMs: number, now?: Date): Promise<ClusterRecord>;
+  renewLease(id: string, owner: string, ttlMs: number, now?: Date): Promise<void>;
+  /** Releases our lease; a no-op when someone else holds it or it is gone. */
+  releaseLease(id: string, owner: string): Promise<void>;
+  /** Writes status (and history, intent, tracked updates) only while `owner` holds the lease. */
+  writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord>;
+  /** Deletes the record once deletion was requested and completed, only while `owner` holds the lease. */
+  release(id: string, owner: string): Promise<void>;
+  /** One page of one scan segment. */
+  scanSegment(segment: number, totalSegments: number, opts?: { next?: string; limit?: number }): Promise<ScanPage>;
+}
