@@ -32,9 +32,14 @@ ensure_node() {
 ensure_npm_packages() {
   local stamp="$ROOT/node_modules/.cloudorch-lock"
   if [ -f "$stamp" ] && cmp -s "$stamp" "$ROOT/package-lock.json"; then return; fi
-  log "npm ci"
-  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$ROOT/package-lock.json" "$stamp"
+  # One npm ci at a time per clone: parallel shells would otherwise corrupt node_modules.
+  (
+    flock 9
+    if [ -f "$stamp" ] && cmp -s "$stamp" "$ROOT/package-lock.json"; then exit 0; fi
+    log "npm ci"
+    cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error
+    cp "$ROOT/package-lock.json" "$stamp"
+  ) 9>"$CACHE/npm-ci.lock"
 }
 
 # OPA CLI, built from the Go module proxy (pure Go; `opa build -t wasm` needs no cgo).
@@ -49,9 +54,26 @@ ensure_opa() {
   export PATH="$dir/bin:$PATH"
 }
 
+# moto server (pinned) for the EKS conformance suite, in its own venv; installed only when missing.
+# A failed install does not abort setup (the moto suite then fails loudly, it never skips).
+ensure_moto() {
+  local dir="$CACHE/moto-$MOTO_VERSION"
+  if [ ! -x "$dir/bin/moto_server" ]; then
+    command -v python3 >/dev/null 2>&1 || { log "python3 is required for moto; the moto conformance suite will fail"; return 0; }
+    log "installing moto[server]==$MOTO_VERSION into $dir (first run only)"
+    rm -rf "$dir"
+    if ! { python3 -m venv "$dir" && "$dir/bin/pip" install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION"; }; then
+      log "moto install failed; the moto conformance suite will fail"
+      return 0
+    fi
+  fi
+  export CLOUDORCH_MOTO_SERVER="$dir/bin/moto_server"
+}
+
 ensure_node
 ensure_npm_packages
 ensure_opa
+ensure_moto
 export PATH="$ROOT/node_modules/.bin:$PATH"
 export CLOUDORCH_CACHE="$CACHE"
 export NODE_NO_WARNINGS=1

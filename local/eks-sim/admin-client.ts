@@ -1,0 +1,74 @@
+/** A typed client for the simulator's admin API (`/_sim/`), over HTTP like any other tool would use it. */
+import type { CallCounts, FaultSpec } from './admin.js';
+import type { HealthIssue } from './model.js';
+
+export interface ClusterDrift {
+  readonly version?: string;
+  readonly status?: string;
+  readonly tags?: Record<string, string>;
+  readonly healthIssues?: readonly HealthIssue[];
+}
+
+export interface NodegroupDrift extends ClusterDrift {
+  readonly scaling?: { minSize?: number; maxSize?: number; desiredSize?: number };
+  readonly instanceTypes?: readonly string[];
+  readonly capacityType?: string;
+  readonly labels?: Record<string, string>;
+}
+
+export class SimAdminClient {
+  constructor(
+    private readonly url: string,
+    private readonly region = 'us-east-1',
+  ) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.url}/_sim/${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await res.json()) as T & { message?: string };
+    if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${json.message ?? ''}`);
+    return json;
+  }
+
+  private cluster(name: string): string {
+    return `regions/${encodeURIComponent(this.region)}/clusters/${encodeURIComponent(name)}`;
+  }
+
+  reset(seed?: number): Promise<unknown> {
+    return this.call('POST', 'reset', seed === undefined ? {} : { seed });
+  }
+  async calls(): Promise<CallCounts> {
+    return (await this.call<{ calls: CallCounts }>('GET', 'calls')).calls;
+  }
+  resetCalls(): Promise<unknown> {
+    return this.call('DELETE', 'calls');
+  }
+  setFaults(faults: Record<string, FaultSpec>): Promise<unknown> {
+    return this.call('PUT', 'faults', faults);
+  }
+  clearFaults(): Promise<unknown> {
+    return this.call('DELETE', 'faults');
+  }
+  advance(ms: number): Promise<unknown> {
+    return this.call('POST', 'clock/advance', { ms });
+  }
+  driftCluster(name: string, drift: ClusterDrift): Promise<unknown> {
+    return this.call('PATCH', this.cluster(name), drift);
+  }
+  driftNodegroup(cluster: string, nodegroup: string, drift: NodegroupDrift): Promise<unknown> {
+    return this.call('PATCH', `${this.cluster(cluster)}/node-groups/${encodeURIComponent(nodegroup)}`, drift);
+  }
+  /** Deletes a cluster and its node groups at once, as if someone removed it outside CloudOrch. */
+  vanishCluster(name: string): Promise<unknown> {
+    return this.call('DELETE', this.cluster(name));
+  }
+  failNextUpdate(cluster: string, errorCode: string, nodegroupName?: string): Promise<unknown> {
+    return this.call('POST', `${this.cluster(cluster)}/fail-next-update`, {
+      errorCode,
+      ...(nodegroupName ? { nodegroupName } : {}),
+    });
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The admin API under `/_sim/`: drift (change resources behind the reconciler's back), fault
+ * injection per operation, clock control, reset, and call counts per operation. It is not part of
+ * EKS; its errors are plain `{message}` bodies without `x-amzn-ErrorType`.
+ */
+import { type HealthIssue, Prng, SimError } from './model.js';
+import type { SimState } from './state.js';
+
+/** Faults for one operation (or `*` for all). Fractions are drawn from the seeded fault PRNG. */
+export interface FaultSpec {
+  readonly throttleFraction?: number;
+  readonly errorFraction?: number;
+  readonly latencyMs?: number;
+  readonly throttleCode?: 'ThrottlingException' | 'TooManyRequestsException';
+  readonly errorCode?: 'ServerException' | 'ServiceUnavailableException';
+}
+
+export interface CallCount {
+  /** Every request received for the operation. */
+  requests: number;
+  throttled: number;
+  serverErrors: number;
+  /** Answered 200. */
+  succeeded: number;
+  /** Answered with an EKS 4xx error by the operation itself (not an injected fault). */
+  rejected: number;
+}
+
+export type CallCounts = Record<string, CallCount>;
+
+export class Faults {
+  private specs: Record<string, FaultSpec> = {};
+  private rng: Prng;
+
+  constructor(private readonly seed: number) {
+    this.rng = new Prng(seed ^ 0x5bd1e995);
+  }
+
+  set(specs: Record<string, FaultSpec>): void {
+    for (const [op, s] of Object.entries(specs)) {
+      const t = s.throttleFraction ?? 0;
+      const e = s.errorFraction ?? 0;
+      if (!(t >= 0 && e >= 0 && t + e <= 1))
+        throw new RangeError(`fault fractions for ${op} must be >= 0 and sum to <= 1`);
+    }
+    this.specs = { ...specs };
+  }
+
+  get(): Record<string, FaultSpec> {
+    return { ...this.specs };
+  }
+
+  reset(seed = this.seed): void {
+    this.specs = {};
+    this.rng = new Prng(seed ^ 0x5bd1e995);
+  }
+
+  /** One PRNG draw per request keeps the fault sequence reproducible under the seed. */
+  decide(op: string): { latencyMs: number; error?: SimError } {
+    const s = this.specs[op] ?? this.specs['*'];
+    if (!s) return { latencyMs: 0 };
+    const x = this.rng.next();
+    const latencyMs = s.latencyMs ?? 0;
+    const t = s.throttleFraction ?? 0;
+    if (x < t) {
+      // [real] EKS throttles with 429; TooManyRequestsException is what DescribeCluster returns at fleet scale.
+      return {
+        latencyMs,
+        error: new SimError(429, s.throttleCode ?? 'ThrottlingException', 'Rate exceeded'),
+      };
+    }
+    if (x < t + (s.errorFraction ?? 0)) {
+      const code = s.errorCode ?? 'ServerException';
+      return {
+        latencyMs,
+        error: new SimError(code === 'ServerException' ? 500 : 503, code, 'Injected server fault'),
+      };
+    }
+    return { latencyMs };
+  }
+}
+
+export class Counters {
+  private counts: CallCounts = {};
+  record(op: string, outcome: 'throttled' | 'serverErrors' | 'succeeded' | 'rejected'): void {
+    const c = this.counts[op] ?? { requests: 0, throttled: 0, serverErrors: 0, succeeded: 0, rejected: 0 };
+    c.requests++;
+    c[outcome]++;
+    this.counts[op] = c;
+  }
+  snapshot(): CallCounts {
+    return structuredClone(this.counts);
+  }
+  reset(): void {
+    this.counts = {};
+  }
+}
+
+const bad = (message: string) => new SimError(400, 'AdminBadRequest', message);
+
+function issues(v: unknown): HealthIssue[] {
+  if (!Array.isArray(v)) throw bad('healthIssues must be a list of {code, message}');
+  return v.map((i) => ({ code: String(i.code), message: String(i.message ?? i.code) }));
+}
+
+type Body = Record<string, unknown>;
+
+function driftCluster(state: SimState, region: string, name: string, b: Body): unknown {
+  const c = state.cluster(region, name);
+  if (typeof b.version === 'string') c.version = b.version;
+  if (typeof b.status === 'string') c.status = b.status;
+  if (b.tags !== undefined) c.tags = { ...(b.tags as Record<string, string>) };
+  if (b.healthIssues !== undefined) c.healthIssues = issues(b.healthIssues);
+  return { ok: true };
+}
+
+function driftNodegroup(state: SimState, region: string, name: string, ngName: string, b: Body): unknown {
+  const ng = state.nodegroup(state.cluster(region, name), ngName);
+  if (typeof b.version === 'string') ng.version = b.version;
+  if (typeof b.status === 'string') ng.status = b.status;
+  if (typeof b.capacityType === 'string') ng.capacityType = b.capacityType;
+  if (Array.isArray(b.instanceTypes)) ng.instanceTypes = b.instanceTypes.map(String);
+  if (b.scaling !== undefined) ng.scaling = { ...ng.scaling, ...(b.scaling as object) };
+  if (b.tags !== undefined) ng.tags = { ...(b.tags as Record<string, string>) };
+  if (b.labels !== undefined) ng.labels = { ...(b.labels as Record<string, string>) };
+  if (b.healthIssues !== undefined) {
+    ng.healthIssues = issues(b.healthIssues);
+    if (ng.status === 'ACTIVE' && ng.healthIssues.length > 0) ng.status = 'DEGRADED';
+  }
+  return { ok: true };
+}
+
+export interface AdminContext {
+  readonly state: SimState;
+  readonly faults: Faults;
+  readonly counters: Counters;
+}
+
+/** Routes `/_sim/...`; `segs` are the decoded path segments after `_sim`. */
+export function handleAdmin(ctx: AdminContext, method: string, segs: string[], b: Body): unknown {
+  const { state, faults, counters } = ctx;
+  const route = `${method} ${segs.map((s, i) => (segs[i - 1] === 'regions' || segs[i - 1] === 'clusters' || segs[i - 1] === 'node-groups' ? ':' : s)).join('/')}`;
+  const region = segs[1] as string;
+  const cluster = segs[3] as string;
+  switch (route) {
+    case 'GET health':
+      return { ok: true };
+    case 'POST reset': {
+      const seed = typeof b.seed === 'number' ? b.seed : state.config.seed;
+      state.reset(seed);
+      faults.reset(seed);
+      counters.reset();
+      return { ok: true };
+    }
+    case 'GET calls':
+      return { calls: counters.snapshot() };
+    case 'DELETE calls':
+      counters.reset();
+      return { ok: true };
+    case 'GET faults':
+      return { faults: faults.get() };
+    case 'PUT faults':
+      try {
+        faults.set(b as Record<string, FaultSpec>);
+      } catch (e) {
+        throw bad((e as Error).message);
+      }
+      return { ok: true };
+    case 'DELETE faults':
+      faults.set({});
+      return { ok: true };
+    case 'POST clock/advance':
+      if (typeof b.ms !== 'number' || b.ms < 0) throw bad('ms must be a non-negative number');
+      state.advance(b.ms);
+      return { ok: true, now: state.now() };
+    case 'GET state':
+      return {
+        now: state.now(),
+        clusters: state.allClusters().map((c) => ({
+          region: c.region,
+          name: c.name,
+          status: c.status,
+          version: c.version,
+          nodegroups: [...c.nodegroups.values()].map((ng) => ({
+            name: ng.name,
+            status: ng.status,
+            version: ng.version,
+          })),
+          updates: c.updates.map((u) => ({
+            id: u.id,
+            type: u.type,
+            status: u.status,
+            nodegroupName: u.nodegroupName,
+          })),
+        })),
+      };
+    case 'PATCH regions/:/clusters/:':
+      return driftCluster(state, region, cluster, b);
+    case 'DELETE regions/:/clusters/:':
+      state.cluster(region, cluster);
+      state.clusters(region).delete(cluster);
+      return { ok: true };
+    case 'PATCH regions/:/clusters/:/node-groups/:':
+      return driftNodegroup(state, region, cluster, segs[5] as string, b);
+    case 'POST regions/:/clusters/:/fail-next-update': {
+      const c = state.cluster(region, cluster);
+      if (typeof b.errorCode !== 'string') throw bad('errorCode is required');
+      const ng = typeof b.nodegroupName === 'string' ? state.nodegroup(c, b.nodegroupName).name : '';
+      c.failNext.set(ng, b.errorCode);
+      return { ok: true };
+    }
+    default:
+      throw new SimError(404, 'AdminNotFound', `no admin route ${method} /_sim/${segs.join('/')}`);
+  }
+}
