@@ -1,0 +1,56 @@
+# Facts about the input that several rules share. Defines no violations.
+#
+# Negate only named rules and functions (`not allowed(x)`), never a built-in call on a reference
+# (`not x in data.list`, `not is_string(input.a)`): if the reference is undefined, OPA makes the
+# whole negated expression undefined, so the violation would silently not fire.
+package cloudorch.lib
+
+# The cluster is production when its environment tag (settings.production.tagKey) names a
+# production environment.
+is_production if {
+	input.cluster.tags[data.settings.production.tagKey] in data.settings.production.values
+}
+
+environment := "production" if is_production
+
+else := "non-production"
+
+node_limit := data.settings.nodeLimits.production if is_production
+
+else := data.settings.nodeLimits.nonProduction
+
+within_node_limit(n) if n <= node_limit
+
+region_allowed(region) if region in data.allowlists.regions
+
+instance_type_allowed(instance_type) if instance_type in data.allowlists.instanceTypes
+
+# The UTC day of input.now. Support dates and waiver expiries are days ("YYYY-MM-DD"), so string
+# order is time order; rules never read the wall clock, so decisions are reproducible.
+today := substring(input.now, 0, 10)
+
+# The record is being deleted: deletion was requested or the plan deletes the cluster.
+deleting if input.cluster.metadata.deletionRequested == true
+
+deleting if {
+	some op in input.plan
+	op.kind == "DeleteCluster"
+}
+
+# EKS support window of a version on input.now. Boundaries follow lambdas/core/catalog.ts: the end
+# dates are the first day of the next phase.
+support_phase(version) := "standard" if {
+	today < data.allowlists.kubernetesVersions[version].endOfStandardSupport
+} else := "extended" if {
+	today < data.allowlists.kubernetesVersions[version].endOfExtendedSupport
+} else := "end-of-life" if {
+	data.allowlists.kubernetesVersions[version]
+} else := "unknown"
+
+# "$15364.20". Not sprintf's %.2f: OPA and the wasm SDK format integers under %f differently.
+usd(amount) := sprintf("$%d.%02d", [floor(cents / 100), cents % 100]) if {
+	cents := round(amount * 100)
+}
+
+# The JSON type of the value at path under root ("null" when absent), for shape checks.
+type_at(root, path) := type_name(object.get(root, path, null))

@@ -1,0 +1,79 @@
+# The input has the shape every rule reads. A rule whose field is missing matches nothing, so
+# without this check a malformed input (say, no cost estimate) would pass; here it is a deny.
+package cloudorch.rules.input
+
+import data.cloudorch.lib
+
+violations contains {
+	"rule": "input-valid",
+	"severity": "error",
+	"message": sprintf("policy input is malformed: %v", [problem]),
+} if {
+	some problem in problems
+}
+
+# Absent or not an object: every check below then reports its field.
+doc := input if {
+	is_object(input)
+} else := {}
+
+# Dotted path -> the JSON types allowed there.
+fields := {
+	"cluster.region": {"string"},
+	"cluster.clusterName": {"string"},
+	"cluster.kubernetesVersion": {"string"},
+	"cluster.instanceType": {"string"},
+	"cluster.deletionPolicy": {"string"},
+	"cluster.nodeCount": {"number"},
+	"cluster.tags": {"object"},
+	"cluster.metadata.id": {"string"},
+	"cluster.metadata.name": {"string"},
+	"cluster.metadata.namespace": {"string"},
+	"cluster.metadata.deletionRequested": {"boolean"},
+	"observed.cluster": {"object", "null"},
+	"observed.nodegroups": {"array"},
+	"plan": {"array"},
+	"estimate.monthlyCost": {"number"},
+	"estimate.controlPlane": {"number"},
+	"now": {"string"},
+}
+
+observed_cluster_fields := {"version": {"string"}, "region": {"string"}}
+
+nodegroup_fields := {
+	"name": {"string"},
+	"instanceTypes": {"array"},
+	"scaling.desiredSize": {"number"},
+	"scaling.maxSize": {"number"},
+}
+
+has_type(root, path, types) if lib.type_at(root, split(path, ".")) in types
+
+problems contains sprintf("input.%v must be %v", [path, concat(" or ", sort(types))]) if {
+	some path, types in fields
+	not has_type(doc, path, types)
+}
+
+problems contains sprintf("input.observed.cluster.%v must be %v", [path, concat(" or ", sort(types))]) if {
+	is_object(doc.observed.cluster)
+	some path, types in observed_cluster_fields
+	not has_type(doc.observed.cluster, path, types)
+}
+
+problems contains sprintf("input.observed.nodegroups[%v].%v must be %v", [i, path, concat(" or ", sort(types))]) if {
+	some i, ng in doc.observed.nodegroups
+	some path, types in nodegroup_fields
+	not has_type(ng, path, types)
+}
+
+problems contains sprintf("input.plan[%v].kind must be string", [i]) if {
+	some i, op in doc.plan
+	not has_type(op, "kind", {"string"})
+}
+
+# RFC 3339 in UTC, as Date.toISOString() writes it: rules compare its first ten characters as a day.
+problems contains "input.now must be an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SSZ)" if {
+	not utc_timestamp
+}
+
+utc_timestamp if regex.match(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$`, input.now)

@@ -1,0 +1,60 @@
+package cloudorch_test.input
+
+import data.cloudorch.rules.input as rule
+import data.cloudorch_test.fixtures
+
+test_well_formed_input_passes if {
+	count(rule.violations) == 0 with input as fixtures.compliant
+}
+
+test_empty_input_is_an_error if {
+	vs := rule.violations with input as {}
+	count(vs) > 5
+	{v.severity | some v in vs} == {"error"}
+}
+
+test_missing_estimate_is_named if {
+	vs := rule.violations with input as json.remove(fixtures.compliant, ["estimate/monthlyCost"])
+	vs == {{
+		"rule": "input-valid",
+		"severity": "error",
+		"message": "policy input is malformed: input.estimate.monthlyCost must be number",
+	}}
+}
+
+test_plan_entries_need_a_kind if {
+	vs := rule.violations with input as fixtures.planning(fixtures.compliant, [{"clusterName": "x"}])
+	count(vs) == 1
+}
+
+test_plan_must_be_an_array if {
+	count(rule.violations) == 1 with input as fixtures.planning(fixtures.compliant, "DeleteCluster")
+}
+
+test_wrong_types_are_named if {
+	vs := rule.violations with input as fixtures.with_cluster({"nodeCount": "40", "metadata": {"deletionRequested": "no"}})
+	count(vs) == 2
+}
+
+test_observed_cluster_must_be_object_or_null if {
+	count(rule.violations) == 1 with input as object.union(fixtures.compliant, {"observed": {"cluster": "eks"}})
+}
+
+test_now_must_be_utc_rfc3339 if {
+	count(rule.violations) == 1 with input as fixtures.compliant with input.now as "2026-11-29T12:00:00+02:00"
+	count(rule.violations) == 0 with input as fixtures.compliant with input.now as "2026-11-29T12:00:00Z"
+}
+
+test_observed_entries_are_checked if {
+	base := fixtures.observing(fixtures.compliant, [{"name": "ng", "instanceTypes": "t3.medium"}])
+	vs := rule.violations with input as base
+	{v.message | some v in vs} == {
+		"policy input is malformed: input.observed.nodegroups[0].instanceTypes must be array",
+		"policy input is malformed: input.observed.nodegroups[0].scaling.desiredSize must be number",
+		"policy input is malformed: input.observed.nodegroups[0].scaling.maxSize must be number",
+	}
+}
+
+test_input_that_is_not_an_object_is_an_error if {
+	count(rule.violations) == 17 with input as "cluster"
+}

@@ -1,0 +1,53 @@
+# The data files have the shape the rules read. A missing limit or list would make its rule match
+# nothing; this turns a broken settings.json or allowlists.json into a deny for every cluster.
+package cloudorch.rules.settings
+
+import data.cloudorch.lib
+
+violations contains {
+	"rule": "settings-valid",
+	"severity": "error",
+	"message": sprintf("policy data is invalid: %v", [problem]),
+} if {
+	some problem in problems
+}
+
+# Dotted path under data -> the JSON types allowed there.
+fields := {
+	"settings.requiredTags": {"array"},
+	"settings.production.tagKey": {"string"},
+	"settings.production.values": {"array"},
+	"settings.nodeLimits.production": {"number"},
+	"settings.nodeLimits.nonProduction": {"number"},
+	"settings.cost.monthlyThresholdUsd": {"number"},
+	"settings.cost.overrideTag": {"string"},
+	"settings.cost.allowedOverrides": {"object"},
+	"settings.nodegroupReplacement.allowTag": {"string"},
+	"settings.waivers": {"array"},
+	"allowlists.regions": {"array"},
+	"allowlists.instanceTypes": {"array"},
+	"allowlists.kubernetesVersions": {"object"},
+}
+
+# Only the two data documents, never `data` itself: that would include this rule (recursion).
+settings := data.settings if {
+	is_object(data.settings)
+} else := {}
+
+allowlists := data.allowlists if {
+	is_object(data.allowlists)
+} else := {}
+
+has_type(path, types) if {
+	lib.type_at({"settings": settings, "allowlists": allowlists}, split(path, ".")) in types
+}
+
+problems contains sprintf("data.%v must be %v", [path, concat(" or ", sort(types))]) if {
+	some path, types in fields
+	not has_type(path, types)
+}
+
+problems contains "data.settings.requiredTags must hold strings" if {
+	some key in data.settings.requiredTags
+	not is_string(key)
+}

@@ -1,0 +1,29 @@
+package cloudorch_test.settings
+
+import data.cloudorch.rules.settings
+import data.cloudorch_test.fixtures
+
+test_shipped_settings_are_valid if {
+	count(settings.violations) == 0 with input as fixtures.compliant
+}
+
+test_missing_settings_deny_everything if {
+	vs := settings.violations with input as fixtures.compliant with data.settings as {}
+	count(vs) == 10
+	{v.rule | some v in vs} == {"settings-valid"}
+}
+
+test_missing_allowlists_deny_everything if {
+	vs := settings.violations with input as fixtures.compliant with data.allowlists as "none"
+	count(vs) == 3
+}
+
+test_wrong_types_are_named if {
+	vs := settings.violations with input as fixtures.compliant
+		with data.settings.nodeLimits.production as "200"
+		with data.settings.requiredTags as ["team", 1]
+	{v.message | some v in vs} == {
+		"policy data is invalid: data.settings.nodeLimits.production must be number",
+		"policy data is invalid: data.settings.requiredTags must hold strings",
+	}
+}
