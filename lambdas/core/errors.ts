@@ -73,6 +73,12 @@ export const AWS_ERROR_RULES: Readonly<Record<string, Rule>> = {
     kind: 'Transient',
     remediation: `Resources are still propagating. ${WAIT}`,
   },
+  // DynamoDB and Step Functions share the pipeline's retry policy for their own throttling.
+  ProvisionedThroughputExceededException: {
+    kind: 'Transient',
+    remediation: `DynamoDB throttled the call. ${WAIT}`,
+  },
+  InternalServerError: { kind: 'Transient', remediation: `An AWS service had a server-side fault. ${WAIT}` },
   RequestTimeout: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
   RequestTimeoutException: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
   TimeoutError: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },

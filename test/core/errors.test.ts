@@ -46,6 +46,8 @@ describe('classifyAwsError', () => {
   it('covers every code it knows with a test case', () => {
     const tested = new Set(CASES.map(([c]) => c));
     const generic = [
+      'ProvisionedThroughputExceededException',
+      'InternalServerError',
       'Throttling',
       'RequestLimitExceeded',
       'InternalFailure',

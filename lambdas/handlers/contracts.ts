@@ -1,0 +1,99 @@
+/**
+ * The JSON that flows between the state machine's steps. Each step reads the execution state and
+ * returns one result, placed at its ResultPath by the definition (see statemachine/definition.ts).
+ */
+import type { CostEstimate } from '../core/cost/estimate.js';
+import type { Observation } from '../core/observation.js';
+import type { DriftItem } from '../core/plan/fields.js';
+import type { Impossible, MutatingOperation, Operation } from '../core/plan/types.js';
+import type { TrackedUpdate } from '../core/provider.js';
+import type { CloudClusterSpec } from '../core/spec/schema.js';
+import type { SpecIssue } from '../core/spec/validate.js';
+import type { PolicyViolation } from '../core/status.js';
+
+export type Trigger = 'change' | 'sweep' | 'drift' | 'manual';
+
+export interface ObserveResult {
+  readonly generation: number;
+  readonly deletionRequested: boolean;
+  /** Absent when the stored spec fails validation: then no EKS call was made. */
+  readonly spec?: CloudClusterSpec;
+  readonly specIssues?: readonly SpecIssue[];
+  readonly observation?: Observation;
+  readonly trackedUpdates: readonly TrackedUpdate[];
+  /** Deletion calls made so far for this record (bounded; see DeletionStuck). */
+  readonly deletionCalls: number;
+}
+
+export type PlanAction = 'apply' | 'wait' | 'none' | 'blocked' | 'specInvalid' | 'release' | 'paused';
+
+export interface PlanResult {
+  readonly action: PlanAction;
+  readonly operations: readonly Operation[];
+  readonly descriptions: readonly string[];
+  /** The one operation ApplyStep executes when action is `apply`. */
+  readonly next?: MutatingOperation;
+  readonly waitReason?: string;
+  readonly impossible: readonly Impossible[];
+  readonly drift: readonly DriftItem[];
+  readonly estimate?: CostEstimate;
+  /** Set when `blocked` because deletion exceeded its call budget, or a tracked update failed. */
+  readonly stuck?: string;
+  readonly failedUpdate?: { readonly id: string; readonly errorCodes: readonly string[] };
+}
+
+export interface PolicyResult {
+  readonly allow: boolean;
+  readonly violations: readonly PolicyViolation[];
+  /** The engine could not load a bundle: everything is denied (fail closed). */
+  readonly degraded: boolean;
+}
+
+export interface ApplyStepResult {
+  readonly operation: MutatingOperation['kind'];
+  readonly description: string;
+  /** True when the record's generation moved on since Observe: nothing was applied. */
+  readonly skipped?: boolean;
+  readonly updateId?: string;
+  /** A delete found the resource already gone. */
+  readonly alreadyGone?: boolean;
+}
+
+/** How Step Functions hands a caught error to the next state. */
+export interface CaughtError {
+  readonly Error: string;
+  readonly Cause?: string;
+}
+
+export interface ClassifiedFailure {
+  readonly kind: 'Transient' | 'Permanent' | 'SpecInvalid' | 'Internal';
+  readonly message: string;
+  readonly remediation: string;
+  readonly code?: string;
+}
+
+export interface ExecutionState {
+  readonly id: string;
+  readonly trigger: Trigger;
+  readonly owner: string;
+  readonly loop: number;
+  readonly observed?: ObserveResult;
+  readonly plan?: PlanResult;
+  readonly policy?: PolicyResult;
+  readonly applied?: ApplyStepResult;
+  readonly error?: CaughtError;
+  readonly failure?: ClassifiedFailure;
+  readonly handOver?: boolean;
+}
+
+export interface LeaseRequest {
+  readonly action: 'acquire' | 'release';
+  readonly id: string;
+  readonly owner: string;
+}
+
+export interface LeaseResult {
+  readonly acquired?: boolean;
+  readonly holder?: string;
+  readonly released?: boolean;
+}

@@ -1,0 +1,49 @@
+/**
+ * ApplyStep: exactly the plan's first operation, as one EKS call. The intent is recorded before the
+ * call, so a crash between the call and the status write leaves a trace; the deterministic token
+ * makes a repeated create or update a no-op in EKS. A spec changed since Observe wins: nothing is
+ * applied and the loop re-observes with the newest generation.
+ */
+import { NotFoundError } from '../../core/errors.js';
+import { describeOperation } from '../../core/plan/plan.js';
+import { LeaseLostError, RecordNotFoundError } from '../../store/errors.js';
+import type { ApplyStepResult, ExecutionState } from '../contracts.js';
+import { deps } from '../deps.js';
+import { emit, METRIC } from '../telemetry.js';
+
+export async function applyStep(state: ExecutionState): Promise<ApplyStepResult> {
+  const { store, provider, now } = deps();
+  const op = state.plan?.next;
+  if (!op || state.plan?.action !== 'apply') throw new Error('apply needs a planned operation');
+  if (state.policy?.allow !== true) throw new Error('apply refused: the policy did not allow this plan');
+  const description = describeOperation(op);
+  const record = await store.get(state.id);
+  if (!record) throw new RecordNotFoundError(`record ${state.id} disappeared`);
+  if (record.lease?.owner !== state.owner)
+    throw new LeaseLostError(`lease of ${state.id} is held by ${record.lease?.owner}`);
+  if (record.generation !== state.observed?.generation)
+    return { operation: op.kind, description, skipped: true };
+
+  if (record.status) {
+    await store.writeStatus(state.id, state.owner, {
+      status: record.status,
+      intent: {
+        operation: op.kind,
+        ...('clientRequestToken' in op ? { clientRequestToken: op.clientRequestToken } : {}),
+        generation: record.generation,
+        at: now().toISOString(),
+      },
+    });
+  }
+  try {
+    const r = await provider.apply(op);
+    emit(METRIC.ApplyOperations, 1, { Operation: op.kind });
+    return { operation: op.kind, description, ...(r.updateId ? { updateId: r.updateId } : {}) };
+  } catch (err) {
+    // A delete that finds nothing to delete is done.
+    if (err instanceof NotFoundError && (op.kind === 'DeleteNodegroup' || op.kind === 'DeleteCluster')) {
+      return { operation: op.kind, description, alreadyGone: true };
+    }
+    throw err;
+  }
+}

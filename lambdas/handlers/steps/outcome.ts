@@ -1,0 +1,70 @@
+/** Which status outcome an execution state stands for. Pure: one place decides what status says. */
+import type { Outcome } from '../../core/status.js';
+import type { ExecutionState } from '../contracts.js';
+
+const NOT_OWNED_FIELDS = new Set(['adopt', 'clusterName']);
+
+export function outcomeOf(state: ExecutionState): Outcome {
+  const { plan, policy, applied, failure, observed } = state;
+  if (failure) {
+    if (failure.kind === 'SpecInvalid') return { kind: 'SpecInvalid', message: failure.message };
+    const errorKind = failure.kind === 'Transient' ? 'Transient' : 'Permanent';
+    return { kind: 'Failed', errorKind, message: failure.message, remediation: failure.remediation };
+  }
+  if (plan?.action === 'specInvalid') {
+    return {
+      kind: 'SpecInvalid',
+      message: (observed?.specIssues ?? []).map((i) => i.message).join('; ') || 'the stored spec is invalid',
+    };
+  }
+  if (policy?.degraded)
+    return { kind: 'PolicyEngineDegraded', message: 'the policy bundle is not loaded; every plan is denied' };
+  if (applied) {
+    if (applied.skipped)
+      return { kind: 'Waiting', reason: 'the spec changed during reconciliation; re-planning' };
+    return observed?.deletionRequested
+      ? { kind: 'Deleting', operation: applied.description }
+      : { kind: 'Progressing', operation: applied.description };
+  }
+  if (state.handOver)
+    return {
+      kind: 'Waiting',
+      reason: `${plan?.waitReason ?? 'still converging'}; handed over to the next sweep`,
+    };
+  if (policy && !policy.allow && plan?.action !== 'release')
+    return { kind: 'PolicyDenied', violations: policy.violations };
+  switch (plan?.action) {
+    case 'none':
+      return { kind: 'Converged' };
+    case 'paused':
+      return { kind: 'Paused' };
+    case 'release':
+      return observed?.spec?.deletionPolicy === 'Retain' ? { kind: 'Retained' } : { kind: 'Deleted' };
+    case 'wait':
+      return observed?.deletionRequested
+        ? { kind: 'Deleting', operation: plan.waitReason ?? 'waiting for EKS' }
+        : { kind: 'Waiting', reason: plan.waitReason ?? 'waiting for EKS' };
+    case 'blocked': {
+      if (plan.stuck && observed?.deletionRequested) return { kind: 'DeletionStuck', message: plan.stuck };
+      if (plan.failedUpdate) {
+        return {
+          kind: 'Failed',
+          errorKind: 'Permanent',
+          message: plan.stuck ?? 'an EKS update failed',
+          remediation:
+            'Read the update errors (aws eks describe-update), fix the cause, then change the spec (or reconcile) to try again.',
+        };
+      }
+      const first = plan.impossible[0];
+      const message = plan.impossible.map((i) => `${i.field}: ${i.reason}`).join('; ');
+      return {
+        kind: 'Impossible',
+        message,
+        remediation: first?.remediation ?? 'Change the spec.',
+        notOwned: first ? NOT_OWNED_FIELDS.has(first.field) : false,
+      };
+    }
+    default:
+      return { kind: 'Waiting', reason: 'reconciliation in progress' };
+  }
+}

@@ -1,0 +1,68 @@
+/** Plan: what the next step does, with the drift found and the cost estimate. Pure over the state. */
+import { estimateSpecCost } from '../../core/cost/estimate.js';
+import { Health } from '../../core/health.js';
+import { detectDrift } from '../../core/plan/fields.js';
+import { describeOperation, firstAction, plan } from '../../core/plan/plan.js';
+import type { Impossible } from '../../core/plan/types.js';
+import type { ExecutionState, PlanResult } from '../contracts.js';
+import { deps } from '../deps.js';
+
+function failedTrackedUpdate(state: ExecutionState) {
+  const o = state.observed;
+  if (!o?.observation || o.trackedUpdates.length === 0) return undefined;
+  const tracked = new Set(o.trackedUpdates.map((t) => t.id));
+  const updates = [o.observation.cluster?.update, ...o.observation.nodegroups.map((n) => n.update)];
+  const failed = updates.find(
+    (u) => u && tracked.has(u.id) && (u.health === Health.Failed || u.health === Health.Degraded),
+  );
+  return failed ? { id: failed.id, errorCodes: failed.errorCodes } : undefined;
+}
+
+export async function planStep(state: ExecutionState): Promise<PlanResult> {
+  const { config, now } = deps();
+  const o = state.observed;
+  if (!o) throw new Error('plan needs an observation');
+  const empty = { operations: [], descriptions: [], impossible: [], drift: [] };
+  if (!o.spec || !o.observation) return { action: 'specInvalid', ...empty };
+
+  const desired = {
+    id: state.id,
+    spec: o.spec,
+    generation: o.generation,
+    deletionRequested: o.deletionRequested,
+  };
+  const operations = plan(desired, o.observation, config.defaults);
+  const impossible = operations.filter((op): op is Impossible => op.kind === 'Impossible');
+  const drift = o.deletionRequested ? [] : detectDrift(o.spec, o.observation, config.defaults);
+  const common = {
+    operations,
+    descriptions: operations.map(describeOperation),
+    impossible,
+    drift,
+    estimate: estimateSpecCost(o.spec, now()),
+  };
+  const failedUpdate = failedTrackedUpdate(state);
+  if (failedUpdate)
+    return {
+      action: 'blocked',
+      ...common,
+      failedUpdate,
+      stuck: `update ${failedUpdate.id} failed (${failedUpdate.errorCodes.join(', ') || 'no error code'})`,
+    };
+
+  const action = firstAction(operations);
+  if (o.deletionRequested) {
+    if (o.deletionCalls >= config.maxDeletionCalls && action && action.kind !== 'Wait') {
+      return {
+        action: 'blocked',
+        ...common,
+        stuck: `deletion made ${o.deletionCalls} calls without finishing`,
+      };
+    }
+    if (!action) return { action: impossible.length > 0 ? 'blocked' : 'release', ...common };
+  }
+  if (o.spec.paused && !o.deletionRequested) return { action: 'paused', ...common };
+  if (!action) return { action: impossible.length > 0 ? 'blocked' : 'none', ...common };
+  if (action.kind === 'Wait') return { action: 'wait', ...common, waitReason: describeOperation(action) };
+  return { action: 'apply', ...common, next: action };
+}

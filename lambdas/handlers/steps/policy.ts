@@ -1,0 +1,22 @@
+/** PolicyCheck: the WASM policy bundle over spec, observation, plan and estimate. Fails closed. */
+import { buildPolicyInput, emptyObservation } from '../../core/policy-input.js';
+import type { ExecutionState, PolicyResult } from '../contracts.js';
+import { deps } from '../deps.js';
+
+export async function policyStep(state: ExecutionState): Promise<PolicyResult> {
+  const { policy, now } = deps();
+  const o = state.observed;
+  const p = state.plan;
+  // An invalid spec is never evaluated: it is rejected before policy, and nothing is applied.
+  if (!o?.spec || !p?.estimate) return { allow: false, violations: [], degraded: false };
+  const at = now();
+  const input = buildPolicyInput({
+    desired: { id: state.id, spec: o.spec, generation: o.generation, deletionRequested: o.deletionRequested },
+    observation: o.observation ?? emptyObservation(at),
+    plan: p.operations,
+    estimate: p.estimate,
+    now: at,
+  });
+  const d = await policy.evaluate(input);
+  return { allow: d.allow, violations: d.violations, degraded: d.degraded };
+}

@@ -1,0 +1,123 @@
+/**
+ * WriteStatus: the one step that writes status, only while holding the lease. It records history
+ * (plan, policy, operation, error), the updates to track, and releases the record once deletion is
+ * complete. Metrics are emitted here, from the same facts the status shows.
+ */
+import type { Observation } from '../../core/observation.js';
+import type { TrackedUpdate } from '../../core/provider.js';
+import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } from '../../core/status.js';
+import type { HistoryEntry } from '../../store/types.js';
+import type { ExecutionState } from '../contracts.js';
+import { deps } from '../deps.js';
+import { emit, logger, METRIC } from '../telemetry.js';
+import { outcomeOf } from './outcome.js';
+
+function summarize(o: Observation | undefined): ObservedSummary | undefined {
+  const c = o?.cluster;
+  if (!o || !c) return undefined;
+  const ng = o.nodegroups[0];
+  return {
+    health: c.health,
+    version: c.version,
+    ...(c.endpoint ? { endpoint: c.endpoint } : {}),
+    arn: c.arn,
+    ...(ng
+      ? {
+          nodeCount: ng.scaling.desiredSize,
+          instanceType: ng.instanceTypes.join(','),
+          capacityType: ng.capacityType,
+        }
+      : {}),
+  };
+}
+
+function historyOf(state: ExecutionState, outcome: Outcome, at: string, generation: number): HistoryEntry[] {
+  const e = (kind: HistoryEntry['kind'], summary: string): HistoryEntry => ({
+    at,
+    kind,
+    generation,
+    summary,
+    executionId: state.owner,
+  });
+  const out: HistoryEntry[] = [];
+  if (state.plan && state.plan.descriptions.length > 0)
+    out.push(e('plan', state.plan.descriptions.join('; ')));
+  if (state.policy && !state.policy.allow)
+    out.push(
+      e('policy', state.policy.violations.map((v) => `${v.rule}: ${v.message}`).join('; ') || 'denied'),
+    );
+  if (state.applied && !state.applied.skipped)
+    out.push(e('operation', `${state.applied.operation} ${state.applied.description}`));
+  if (state.failure) out.push(e('error', `${state.failure.kind}: ${state.failure.message}`));
+  out.push(e('status', outcome.kind));
+  return out;
+}
+
+function trackedAfter(
+  state: ExecutionState,
+  prev: readonly TrackedUpdate[],
+  generationChanged: boolean,
+): TrackedUpdate[] {
+  const base = generationChanged ? [] : [...prev];
+  const a = state.applied;
+  const op = state.plan?.next;
+  if (a?.updateId && op)
+    base.push({
+      id: a.updateId,
+      ...(op.kind === 'UpdateNodegroupVersion' || op.kind === 'UpdateNodegroupScaling'
+        ? { nodegroupName: op.nodegroupName }
+        : {}),
+    });
+  // Keep only the newest few: older updates have settled and are no longer observed.
+  return base.slice(-4);
+}
+
+export async function writeStatusStep(state: ExecutionState): Promise<{ written: string }> {
+  const { store, now } = deps();
+  const at = now();
+  const record = await store.get(state.id);
+  if (!record) return { written: 'record already released' };
+  const generation = state.observed?.generation ?? record.generation;
+  const outcome = outcomeOf(state);
+  const prev: ClusterStatus | undefined = record.status;
+  const observed = summarize(state.observed?.observation);
+  const status = applyOutcome(prev, outcome, {
+    generation,
+    now: at,
+    ...(observed ? { observed } : {}),
+    ...(state.plan?.estimate ? { estimatedMonthlyCost: state.plan.estimate.monthlyCost } : {}),
+    ...(state.plan ? { plan: state.plan.descriptions, drift: state.plan.drift } : {}),
+  });
+  await store.writeStatus(state.id, state.owner, {
+    status,
+    history: historyOf(state, outcome, at.toISOString(), generation),
+    intent: null,
+    trackedUpdates: trackedAfter(
+      state,
+      record.trackedUpdates ?? [],
+      generation !== (prev?.observedGeneration ?? generation),
+    ),
+  });
+
+  const dims = { Outcome: outcome.kind };
+  emit(METRIC.ReconcileSteps, 1, dims);
+  const drifted = (s: ClusterStatus | undefined) =>
+    s?.conditions.some((c) => c.type === 'Drifted' && c.status === 'True') ?? false;
+  if (drifted(status) && !drifted(prev)) emit(METRIC.DriftDetected);
+  if (outcome.kind === 'PolicyDenied') emit(METRIC.PolicyDenials);
+  if (outcome.kind === 'PolicyEngineDegraded') emit(METRIC.PolicyEngineDegraded);
+  if (outcome.kind === 'DeletionStuck') emit(METRIC.DeletionStuck);
+  if (outcome.kind === 'Converged' && prev && !prev.ready) {
+    const since = Date.parse(
+      prev.conditions.find((c) => c.type === 'Ready')?.lastTransitionTime ?? at.toISOString(),
+    );
+    emit(METRIC.ConvergenceSeconds, Math.max(0, (at.getTime() - since) / 1000), {}, 'Seconds');
+  }
+  logger.info('status written', { outcome: outcome.kind, ready: status.ready, synced: status.synced });
+
+  if (outcome.kind === 'Deleted' || outcome.kind === 'Retained') {
+    await store.release(state.id, state.owner);
+    return { written: 'released' };
+  }
+  return { written: outcome.kind };
+}

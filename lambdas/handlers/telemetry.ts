@@ -1,0 +1,68 @@
+/**
+ * Logger and metrics, created once per module (reused across invocations). Every log line of a step
+ * carries the execution id and the cluster id. Metrics go to CloudWatch as EMF and, when a sink is
+ * registered (local dev, tests), to that sink as well, so the local dashboard shows the same figures.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+export const logger = new Logger({ serviceName: 'cloudorch' });
+const metrics = new Metrics({ namespace: 'CloudOrch', serviceName: 'cloudorch' });
+
+export const METRIC = {
+  DriftDetected: 'DriftDetected',
+  ReconcileSteps: 'ReconcileSteps',
+  ApplyOperations: 'ApplyOperations',
+  PolicyDenials: 'PolicyDenials',
+  ReconcileErrors: 'ReconcileErrors',
+  ConvergenceSeconds: 'ConvergenceSeconds',
+  DeletionStuck: 'DeletionStuck',
+  PolicyEngineDegraded: 'PolicyEngineDegraded',
+  ExecutionsStarted: 'ExecutionsStarted',
+  SweepClusters: 'SweepClusters',
+  EksThrottled: 'EksThrottled',
+} as const;
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+export interface MetricPoint {
+  readonly name: MetricName;
+  readonly value: number;
+  readonly unit: 'Count' | 'Seconds';
+  readonly dimensions: Readonly<Record<string, string>>;
+  readonly at: string;
+}
+
+export type MetricSink = (p: MetricPoint) => void;
+const sinks = new Set<MetricSink>();
+
+/** Registers an extra destination for metrics; returns the function that removes it. */
+export function addMetricSink(sink: MetricSink): () => void {
+  sinks.add(sink);
+  return () => sinks.delete(sink);
+}
+
+export function emit(
+  name: MetricName,
+  value = 1,
+  dimensions: Record<string, string> = {},
+  unit: 'Count' | 'Seconds' = 'Count',
+): void {
+  const single = metrics.singleMetric();
+  for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
+  single.addMetric(name, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value);
+  const point: MetricPoint = { name, value, unit, dimensions, at: new Date().toISOString() };
+  for (const s of sinks) s(point);
+}
+
+/** Tags every log line of one step with the execution and the cluster. */
+export async function withLogContext<T>(
+  keys: { executionId?: string; clusterId?: string; step: string },
+  f: () => Promise<T>,
+): Promise<T> {
+  logger.appendKeys(keys);
+  try {
+    return await f();
+  } finally {
+    logger.resetKeys();
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * A token bucket per key (account+region): EKS's control-plane API throttles long before DynamoDB or
+ * Lambda do, so the sweep never exceeds a configured EKS call rate.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly burst: number,
+    private readonly clock: () => number = () => Date.now(),
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    if (ratePerSecond <= 0 || burst < 1) throw new RangeError('rate must be positive and burst at least 1');
+    this.tokens = burst;
+    this.last = clock();
+  }
+
+  private refill(): void {
+    const now = this.clock();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.ratePerSecond);
+    this.last = now;
+  }
+
+  /** Waits until `n` tokens are available, then takes them. */
+  async take(n = 1): Promise<void> {
+    if (n > this.burst) throw new RangeError(`cannot take ${n} tokens from a bucket of ${this.burst}`);
+    for (;;) {
+      this.refill();
+      if (this.tokens >= n) {
+        this.tokens -= n;
+        return;
+      }
+      await this.sleep(Math.ceil(((n - this.tokens) / this.ratePerSecond) * 1000));
+    }
+  }
+}
+
+export class BucketsByKey {
+  private readonly buckets = new Map<string, TokenBucket>();
+  constructor(private readonly make: () => TokenBucket) {}
+  for(key: string): TokenBucket {
+    let b = this.buckets.get(key);
+    if (!b) {
+      b = this.make();
+      this.buckets.set(key, b);
+    }
+    return b;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * drift-event: EventBridge delivers CloudTrail records of EKS API calls. A mutating call made by
+ * anyone but CloudOrch's own role starts a reconcile of that cluster at once. The record is found
+ * through the cluster's ownership tag (one DescribeCluster), so no index is needed.
+ */
+import { OWNER_TAG, ownershipOf } from '../../core/ownership.js';
+import { deps } from '../deps.js';
+import { executionName, timeBucket } from '../execution-name.js';
+import { emit, logger, METRIC } from '../telemetry.js';
+
+/** The parts of a CloudTrail "AWS API Call via CloudTrail" event this handler reads. */
+export interface CloudTrailEksEvent {
+  readonly 'detail-type'?: string;
+  readonly detail: {
+    readonly eventSource: string;
+    readonly eventName: string;
+    readonly awsRegion: string;
+    readonly userIdentity?: {
+      readonly arn?: string;
+      readonly sessionContext?: { readonly sessionIssuer?: { readonly arn?: string } };
+    };
+    readonly requestParameters?: { readonly name?: string; readonly clusterName?: string } | null;
+  };
+}
+
+const MUTATING = /^(Create|Update|Delete|Tag|Untag|Associate|Disassociate)/;
+
+export function callerOf(e: CloudTrailEksEvent): string | undefined {
+  return e.detail.userIdentity?.sessionContext?.sessionIssuer?.arn ?? e.detail.userIdentity?.arn;
+}
+
+export async function onDriftEvent(e: CloudTrailEksEvent): Promise<{ started: boolean; why: string }> {
+  const { provider, executions, config, store, now } = deps();
+  if (e.detail.eventSource !== 'eks.amazonaws.com' || !MUTATING.test(e.detail.eventName))
+    return { started: false, why: 'not a mutating EKS call' };
+  const caller = callerOf(e);
+  if (caller && config.ownRoleArns.includes(caller))
+    return { started: false, why: 'made by CloudOrch itself' };
+  const clusterName = e.detail.requestParameters?.name ?? e.detail.requestParameters?.clusterName;
+  if (!clusterName) return { started: false, why: 'no cluster name in the event' };
+  const obs = await provider.observe({ clusterName, region: e.detail.awsRegion });
+  const owner = obs.cluster?.tags[OWNER_TAG];
+  if (!owner || !obs.cluster || ownershipOf(obs.cluster.tags, owner) !== 'owned')
+    return { started: false, why: 'cluster not managed by CloudOrch' };
+  const record = await store.get(owner);
+  if (!record) return { started: false, why: `no record ${owner}` };
+  // One drift execution per cluster per minute absorbs bursts of CloudTrail events.
+  const res = await executions.start(
+    executionName(record.id, record.generation, 'drift', timeBucket(now(), 60)),
+    { id: record.id, trigger: 'drift' },
+  );
+  if (res.started) emit(METRIC.ExecutionsStarted, 1, { Trigger: 'drift' });
+  logger.info('drift event', {
+    clusterId: record.id,
+    eventName: e.detail.eventName,
+    caller,
+    started: res.started,
+  });
+  return {
+    started: res.started,
+    why: res.started ? `${e.detail.eventName} by ${caller ?? 'unknown'}` : 'already reconciling',
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * sweep (scheduled): scans one segment of the table and starts an execution only where there is
+ * work: a stale status, a pending deletion, a dead execution (expired lease), drift, or a plan with
+ * something to do. It observes and plans each cluster itself, with bounded concurrency and a token
+ * bucket per region on EKS calls, so cost grows with change, not with fleet size. Failing clusters
+ * are retried with exponential backoff derived from their history (no requeue storms).
+ */
+
+import { detectDrift } from '../../core/plan/fields.js';
+import { firstAction, plan } from '../../core/plan/plan.js';
+import { validateSpec } from '../../core/spec/validate.js';
+import type { ClusterRecord } from '../../store/types.js';
+import { deps } from '../deps.js';
+import { executionName, timeBucket } from '../execution-name.js';
+import { emit, logger, METRIC } from '../telemetry.js';
+import { BucketsByKey, TokenBucket } from '../token-bucket.js';
+
+export interface SweepOptions {
+  readonly segment: number;
+  readonly totalSegments: number;
+  /** The schedule's period: one sweep execution per cluster per period at most. */
+  readonly periodSeconds: number;
+  readonly concurrency: number;
+  /** EKS calls per second per region (observe costs OBSERVE_CALLS tokens). */
+  readonly eksCallsPerSecond: number;
+}
+
+/** DescribeCluster + ListNodegroups + DescribeNodegroup for the one managed node group. */
+export const OBSERVE_CALLS = 3;
+const BACKOFF_BASE_MS = 60_000;
+const BACKOFF_CAP_MS = 6 * 3_600_000;
+
+export type SweepDecision = { start: false; why: string } | { start: true; why: string };
+
+/** Exponential backoff from the run of trailing errors in the history. */
+export function backoffUntil(r: ClusterRecord): number | undefined {
+  const h = r.history ?? [];
+  let errors = 0;
+  let lastAt: string | undefined;
+  for (let i = h.length - 1; i >= 0; i--) {
+    const e = h[i]!;
+    if (e.kind === 'status') continue;
+    if (e.kind !== 'error' || e.generation !== r.generation) break;
+    errors += 1;
+    lastAt ??= e.at;
+  }
+  if (errors === 0 || !lastAt) return undefined;
+  return Date.parse(lastAt) + Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (errors - 1));
+}
+
+/** What the sweep can decide from the record alone, without calling EKS. */
+export function decideFromRecord(r: ClusterRecord, now: Date): SweepDecision | undefined {
+  if (r.lease && r.lease.expiresAt > now.getTime())
+    return { start: false, why: 'an execution holds the lease' };
+  if (r.lease) return { start: true, why: 'dead execution (lease expired)' };
+  const until = backoffUntil(r);
+  if (until !== undefined && until > now.getTime()) return { start: false, why: 'backing off after errors' };
+  if (r.deletionRequestedAt) return { start: true, why: 'deletion pending' };
+  if (!r.status || r.status.observedGeneration !== r.generation)
+    return { start: true, why: 'status is stale' };
+  if (!validateSpec(r.spec).ok) return { start: false, why: 'spec invalid: waiting for a spec change' };
+  return undefined;
+}
+
+async function decide(r: ClusterRecord, limiter: BucketsByKey): Promise<SweepDecision> {
+  const { provider, config, now } = deps();
+  const quick = decideFromRecord(r, now());
+  if (quick) return quick;
+  const v = validateSpec(r.spec);
+  if (!v.ok) return { start: false, why: 'spec invalid' };
+  if (v.spec.paused) return { start: false, why: 'paused' };
+  await limiter.for(v.spec.region).take(OBSERVE_CALLS);
+  const observation = await provider.observe(
+    { clusterName: v.spec.clusterName, region: v.spec.region },
+    { trackedUpdates: r.trackedUpdates ?? [] },
+  );
+  const d = { id: r.id, spec: v.spec, generation: r.generation, deletionRequested: false };
+  const action = firstAction(plan(d, observation, config.defaults));
+  const drift = detectDrift(v.spec, observation, config.defaults);
+  if (drift.length > 0) return { start: true, why: `drift: ${drift.map((x) => x.field).join(', ')}` };
+  if (action) return { start: true, why: action.kind === 'Wait' ? 'in progress' : 'work to do' };
+  if (!r.status?.ready) return { start: true, why: 'converged but status not ready' };
+  return { start: false, why: 'in sync' };
+}
+
+async function pool<T>(items: readonly T[], concurrency: number, f: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (i < items.length) {
+      const item = items[i++]!;
+      await f(item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+export interface SweepReport {
+  readonly scanned: number;
+  readonly started: number;
+  readonly skipped: number;
+  readonly errors: number;
+  readonly reasons: Record<string, number>;
+}
+
+export async function sweep(opts: SweepOptions): Promise<SweepReport> {
+  const { store, executions, now } = deps();
+  const limiter = new BucketsByKey(
+    () => new TokenBucket(opts.eksCallsPerSecond, Math.max(OBSERVE_CALLS, Math.ceil(opts.eksCallsPerSecond))),
+  );
+  const bucket = timeBucket(now(), opts.periodSeconds);
+  const reasons: Record<string, number> = {};
+  let scanned = 0;
+  let started = 0;
+  let errors = 0;
+  let next: string | undefined;
+  do {
+    const page = await store.scanSegment(opts.segment, opts.totalSegments, next ? { next } : {});
+    next = page.next;
+    scanned += page.records.length;
+    await pool(page.records, opts.concurrency, async (r) => {
+      try {
+        const d = await decide(r, limiter);
+        const key = d.why.split(':')[0]!;
+        reasons[key] = (reasons[key] ?? 0) + 1;
+        if (!d.start) return;
+        const res = await executions.start(executionName(r.id, r.generation, 'sweep', bucket), {
+          id: r.id,
+          trigger: 'sweep',
+        });
+        if (res.started) {
+          started += 1;
+          emit(METRIC.ExecutionsStarted, 1, { Trigger: 'sweep' });
+        }
+      } catch (err) {
+        errors += 1;
+        logger.warn('sweep could not decide for a cluster', { clusterId: r.id, error: String(err) });
+      }
+    });
+  } while (next);
+  emit(METRIC.SweepClusters, scanned);
+  return { scanned, started, skipped: scanned - started - errors, errors, reasons };
+}

@@ -1,0 +1,181 @@
+/**
+ * The Reconcile state machine, built once in code: the single source for CDK (which deploys
+ * `definitionString()` with `definitionSubstitutions` for the function ARNs) and for local runs
+ * (which substitute local ARNs into the very same string). Nothing else writes ASL.
+ *
+ * Acquire lease -> Observe -> Plan -> PolicyCheck -> Decide:
+ *   apply   -> ApplyStep -> RecordProgress -> loop check -> Wait -> Observe (fresh state each loop)
+ *   wait    -> loop check -> Wait -> Observe
+ *   else    -> WriteStatus (converged, denied, invalid, impossible, deleted) -> ReleaseLease -> Done
+ * Every Task: TransientError retried with exponential backoff and full jitter, PermanentError
+ * retried once; any error caught -> ClassifyError -> WriteFailure -> ReleaseLease -> Failed.
+ * The loop cap hands a long convergence over to the next sweep instead of running forever.
+ */
+import { ERROR_NAMES } from '../core/errors.js';
+
+/** One Lambda per step, so each gets only the permissions its step needs. */
+export const STEP_FUNCTIONS = {
+  lease: 'LeaseFunctionArn',
+  observe: 'ObserveFunctionArn',
+  plan: 'PlanFunctionArn',
+  policy: 'PolicyFunctionArn',
+  apply: 'ApplyFunctionArn',
+  writeStatus: 'WriteStatusFunctionArn',
+  classifyError: 'ClassifyErrorFunctionArn',
+} as const;
+export type StepFunctionKey = keyof typeof STEP_FUNCTIONS;
+
+export interface DefinitionOptions {
+  /** Seconds between re-observations while EKS works. */
+  readonly pollSeconds: number;
+  /** Loops per execution before handing over to the next sweep. */
+  readonly maxLoops: number;
+}
+
+export const DEFAULT_DEFINITION_OPTIONS: DefinitionOptions = { pollSeconds: 30, maxLoops: 120 };
+
+/** Errors the Lambda service itself raises for a transient failure of the invocation. */
+const LAMBDA_TRANSIENT = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+];
+
+const RETRY = [
+  {
+    ErrorEquals: [ERROR_NAMES.Transient, ...LAMBDA_TRANSIENT],
+    IntervalSeconds: 2,
+    BackoffRate: 2,
+    MaxAttempts: 5,
+    MaxDelaySeconds: 60,
+    JitterStrategy: 'FULL',
+  },
+  // Permanent errors are retried once, late: most need a human, and calls must stay bounded.
+  { ErrorEquals: [ERROR_NAMES.Permanent], IntervalSeconds: 30, MaxAttempts: 1, JitterStrategy: 'FULL' },
+];
+
+const CATCH = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ClassifyError' }];
+
+type Json = Record<string, unknown>;
+
+function task(fn: StepFunctionKey, next: string, extra: Json = {}): Json {
+  return {
+    Type: 'Task',
+    Resource: `\${${STEP_FUNCTIONS[fn]}}`,
+    Retry: RETRY,
+    Catch: CATCH,
+    Next: next,
+    ...extra,
+  };
+}
+
+export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPTIONS): Json {
+  return {
+    Comment: 'CloudOrch Reconcile: converge one cluster, one EKS call per step',
+    StartAt: 'Init',
+    States: {
+      Init: {
+        Type: 'Pass',
+        Parameters: { 'id.$': '$.id', 'trigger.$': '$.trigger', 'owner.$': '$$.Execution.Name', loop: 0 },
+        Next: 'AcquireLease',
+      },
+      AcquireLease: task('lease', 'LeaseAcquired', {
+        Parameters: { action: 'acquire', 'id.$': '$.id', 'owner.$': '$.owner' },
+        ResultPath: '$.lease',
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Failed' }],
+      }),
+      LeaseAcquired: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.lease.acquired', BooleanEquals: false, Next: 'AlreadyReconciling' }],
+        Default: 'Observe',
+      },
+      AlreadyReconciling: { Type: 'Succeed', Comment: 'Another execution holds the lease for this cluster' },
+      Observe: task('observe', 'Plan', { ResultPath: '$.observed' }),
+      Plan: task('plan', 'PolicyCheck', { ResultPath: '$.plan' }),
+      PolicyCheck: task('policy', 'Decide', { ResultPath: '$.policy' }),
+      Decide: {
+        Type: 'Choice',
+        Choices: [
+          { Variable: '$.plan.action', StringEquals: 'apply', Next: 'PolicyAllowsApply' },
+          { Variable: '$.plan.action', StringEquals: 'wait', Next: 'LoopCheck' },
+        ],
+        Default: 'WriteStatus',
+      },
+      PolicyAllowsApply: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.policy.allow', BooleanEquals: true, Next: 'ApplyStep' }],
+        Default: 'WriteStatus',
+      },
+      ApplyStep: task('apply', 'RecordProgress', { ResultPath: '$.applied' }),
+      RecordProgress: task('writeStatus', 'LoopCheck', { ResultPath: '$.written' }),
+      LoopCheck: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.loop', NumericGreaterThanEquals: opts.maxLoops, Next: 'HandOver' }],
+        Default: 'WaitForEks',
+      },
+      WaitForEks: { Type: 'Wait', Seconds: opts.pollSeconds, Next: 'NextLoop' },
+      NextLoop: {
+        Type: 'Pass',
+        Parameters: {
+          'id.$': '$.id',
+          'trigger.$': '$.trigger',
+          'owner.$': '$.owner',
+          'loop.$': 'States.MathAdd($.loop, 1)',
+        },
+        Next: 'Observe',
+      },
+      HandOver: task('writeStatus', 'ReleaseLease', {
+        Parameters: {
+          'id.$': '$.id',
+          'owner.$': '$.owner',
+          'trigger.$': '$.trigger',
+          handOver: true,
+          'plan.$': '$.plan',
+          'observed.$': '$.observed',
+        },
+        ResultPath: '$.written',
+      }),
+      WriteStatus: task('writeStatus', 'ReleaseLease', { ResultPath: '$.written' }),
+      ReleaseLease: task('lease', 'Done', {
+        Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
+        ResultPath: '$.lease',
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Failed' }],
+      }),
+      Done: { Type: 'Succeed' },
+      ClassifyError: task('classifyError', 'WriteFailure', {
+        ResultPath: '$.failure',
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseAfterFailure' }],
+      }),
+      WriteFailure: task('writeStatus', 'ReleaseAfterFailure', {
+        ResultPath: '$.written',
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseAfterFailure' }],
+      }),
+      ReleaseAfterFailure: task('lease', 'Failed', {
+        Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
+        ResultPath: '$.lease',
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.releaseError', Next: 'Failed' }],
+      }),
+      Failed: {
+        Type: 'Fail',
+        Error: 'ReconcileFailed',
+        Cause: 'See the cluster status: the error was classified and written with a remediation hint',
+      },
+    },
+  };
+}
+
+/** The exact string CDK deploys (with `${...}` placeholders for the function ARNs). */
+export function definitionString(opts: DefinitionOptions = DEFAULT_DEFINITION_OPTIONS): string {
+  return JSON.stringify(buildDefinition(opts));
+}
+
+/** Substitutes function ARNs the way Step Functions' definitionSubstitutions does. */
+export function substitute(definition: string, arns: Readonly<Record<StepFunctionKey, string>>): string {
+  let out = definition;
+  for (const [key, placeholder] of Object.entries(STEP_FUNCTIONS) as [StepFunctionKey, string][]) {
+    out = out.replaceAll(`\${${placeholder}}`, arns[key]);
+  }
+  if (/\$\{[A-Za-z]+\}/.test(out)) throw new Error('definition has an unsubstituted placeholder');
+  return out;
+}
