@@ -8,5 +8,7 @@ export default defineConfig({
     // Two cores: servers started by suites (simulator, stores, moto) must not starve each other.
     maxWorkers: 2,
     reporters: ['default'],
+    // Builds the policy WASM bundle if it is missing or stale (policy tests load the real bundle).
+    globalSetup: ['test/policy/global-setup.ts'],
   },
 });

@@ -15,6 +15,7 @@ export * from './plan/project.js';
 export * from './plan/step.js';
 export * from './plan/tokens.js';
 export * from './plan/types.js';
+export * from './policy-input.js';
 export type * from './provider.js';
 export * from './spec/rules.js';
 export * from './spec/schema.js';

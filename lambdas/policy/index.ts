@@ -1,0 +1,57 @@
+/**
+ * The policy layer: the WASM engine, its bundle sources, and the process-wide engine the Lambdas and
+ * the bridge share. Configuration (environment):
+ * - `CLOUDORCH_POLICY_BUNDLE_S3=s3://bucket/key` in AWS, or
+ * - `CLOUDORCH_POLICY_BUNDLE_FILE=path/to/bundle.tar.gz` in local mode;
+ * - `CLOUDORCH_POLICY_RELOAD_SECONDS` (default 60): how often the source is checked for a new bundle.
+ * With neither source set the engine is degraded and denies everything.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { PolicyEngine } from './engine.js';
+import { type BundleSource, FileBundleSource, S3BundleSource, UnconfiguredSource } from './sources.js';
+
+export * from './bundle.js';
+export * from './decision.js';
+export * from './engine.js';
+export * from './errors.js';
+export * from './sources.js';
+
+export const POLICY_ENV = {
+  s3: 'CLOUDORCH_POLICY_BUNDLE_S3',
+  file: 'CLOUDORCH_POLICY_BUNDLE_FILE',
+  reloadSeconds: 'CLOUDORCH_POLICY_RELOAD_SECONDS',
+} as const;
+
+export function bundleSourceFromEnv(env: NodeJS.ProcessEnv = process.env): BundleSource {
+  const s3 = env[POLICY_ENV.s3];
+  if (s3) {
+    const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(s3);
+    if (!m) return new UnconfiguredSource(`${POLICY_ENV.s3} must look like s3://bucket/key, got ${s3}`);
+    return new S3BundleSource(new S3Client({}), m[1] as string, m[2] as string);
+  }
+  const file = env[POLICY_ENV.file];
+  if (file) return new FileBundleSource(file);
+  return new UnconfiguredSource(`set ${POLICY_ENV.s3} or ${POLICY_ENV.file}`);
+}
+
+export function policyEngineFromEnv(env: NodeJS.ProcessEnv = process.env): PolicyEngine {
+  const raw = env[POLICY_ENV.reloadSeconds];
+  const seconds = raw === undefined || raw === '' ? 60 : Number(raw);
+  // A malformed interval falls back to the default rather than to "never" or "always".
+  const reloadIntervalMs = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 60_000;
+  return new PolicyEngine({ source: bundleSourceFromEnv(env), reloadIntervalMs });
+}
+
+let shared: PolicyEngine | undefined;
+
+/**
+ * The engine for this process, created from the environment on first use and reused by every
+ * invocation (Lambda containers keep it warm).
+ *
+ * @example
+ * const decision = await getPolicyEngine().decide(buildPolicyInput({ desired, observation, plan, estimate, now }));
+ */
+export function getPolicyEngine(): PolicyEngine {
+  shared ??= policyEngineFromEnv();
+  return shared;
+}
