@@ -2,7 +2,8 @@
  * The desired-state store contract. One DynamoDB item per cluster, key `id`. Spec writers and status
  * writers update disjoint attributes with conditions, so they never clobber each other:
  * - spec writers (`apply`, the bridge) own `spec`, `specHash`, `generation`, `deletionRequestedAt`;
- * - the reconciler, while it holds the lease, owns `status`, `history`, `intent`, `trackedUpdates`.
+ * - the reconciler, while it holds the lease, owns `status`, `history` (+ `historyAppended`), `intent`,
+ *   `trackedUpdates`.
  * A status write never bumps `generation`. Conflicts surface as typed errors, never as overwrites.
  */
 import type { TrackedUpdate } from '../core/provider.js';
@@ -49,6 +50,11 @@ export interface ClusterRecord {
   readonly trackedUpdates?: readonly TrackedUpdate[];
   /** Bounded: newest last, at most HISTORY_LIMIT entries. */
   readonly history?: readonly HistoryEntry[];
+  /**
+   * How many history entries were ever appended (so `historyAppended - history.length` were trimmed).
+   * Reconciler-owned; it also guards the read-trim-write of `history` against a concurrent append.
+   */
+  readonly historyAppended?: number;
 }
 
 export const HISTORY_LIMIT = 50;
@@ -82,7 +88,11 @@ export interface DesiredStateStore {
    * `expectedVersion`, the write is conditional on it (ConflictError otherwise).
    * Throws DeletionInProgressError once deletion was requested.
    */
-  applySpec(id: string, spec: CloudClusterSpec, opts?: { expectedVersion?: number; now?: Date }): Promise<ApplyResult>;
+  applySpec(
+    id: string,
+    spec: CloudClusterSpec,
+    opts?: { expectedVersion?: number; now?: Date },
+  ): Promise<ApplyResult>;
   /** Marks the record for deletion (idempotent). RecordNotFoundError when there is no record. */
   requestDeletion(id: string, now?: Date): Promise<ClusterRecord>;
   /** Takes the lease if free, expired, or already ours. LeaseHeldError otherwise. */
@@ -95,5 +105,9 @@ export interface DesiredStateStore {
   /** Deletes the record once deletion was requested and completed, only while `owner` holds the lease. */
   release(id: string, owner: string): Promise<void>;
   /** One page of one scan segment. */
-  scanSegment(segment: number, totalSegments: number, opts?: { next?: string; limit?: number }): Promise<ScanPage>;
+  scanSegment(
+    segment: number,
+    totalSegments: number,
+    opts?: { next?: string; limit?: number },
+  ): Promise<ScanPage>;
 }

@@ -1,0 +1,67 @@
+/**
+ * Update expressions built from a small mutation description, so the store can also compute the
+ * item after the write from the item before it (ReturnValues ALL_OLD): the change feed needs both
+ * images and DynamoDB returns only one per write.
+ */
+import type { StoredItem } from './observer.js';
+
+export interface Mutation {
+  readonly set?: Readonly<Record<string, unknown>>;
+  /** Numeric attributes incremented in place (`#a = #a + :n`). */
+  readonly increment?: Readonly<Record<string, number>>;
+  readonly remove?: readonly string[];
+}
+
+export interface Expression {
+  readonly expression: string;
+  readonly values?: Readonly<Record<string, unknown>>;
+}
+
+export interface UpdateParams {
+  readonly UpdateExpression: string;
+  readonly ConditionExpression: string;
+  readonly ExpressionAttributeNames: Record<string, string>;
+  readonly ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/** `#name` placeholders stand for the attribute of the same name; DynamoDB rejects unused names. */
+export function attributeNames(...expressions: string[]): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const e of expressions) for (const m of e.matchAll(/#(\w+)/g)) names[m[0]] = m[1] ?? '';
+  return names;
+}
+
+export function updateParams(mutation: Mutation, condition: Expression): UpdateParams {
+  const values: Record<string, unknown> = { ...condition.values };
+  const sets: string[] = [];
+  for (const [attr, value] of Object.entries(mutation.set ?? {})) {
+    sets.push(`#${attr} = :set_${attr}`);
+    values[`:set_${attr}`] = value;
+  }
+  for (const [attr, by] of Object.entries(mutation.increment ?? {})) {
+    sets.push(`#${attr} = #${attr} + :inc_${attr}`);
+    values[`:inc_${attr}`] = by;
+  }
+  const clauses: string[] = [];
+  if (sets.length > 0) clauses.push(`SET ${sets.join(', ')}`);
+  if (mutation.remove?.length) clauses.push(`REMOVE ${mutation.remove.map((a) => `#${a}`).join(', ')}`);
+  const UpdateExpression = clauses.join(' ');
+  return {
+    UpdateExpression,
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: attributeNames(UpdateExpression, condition.expression),
+    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+  };
+}
+
+/** The item after `mutation`, given the item DynamoDB returned as it was before it. */
+export function applyMutation(before: StoredItem, mutation: Mutation): StoredItem {
+  const after: Record<string, unknown> = { ...before, ...mutation.set };
+  for (const [attr, by] of Object.entries(mutation.increment ?? {})) {
+    const current = before[attr];
+    if (typeof current !== 'number') throw new TypeError(`attribute ${attr} is not a number`);
+    after[attr] = current + by;
+  }
+  for (const attr of mutation.remove ?? []) delete after[attr];
+  return after;
+}
