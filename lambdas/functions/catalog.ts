@@ -1,0 +1,124 @@
+/**
+ * Every Lambda CloudOrch deploys, with the capabilities its job needs and nothing more. The CDK
+ * stack grants exactly these (and a test fails if a function gets more), so this is the one place
+ * that says who may do what.
+ */
+import type { StepFunctionKey } from '../statemachine/definition.js';
+
+export type Capability =
+  /** Read records (GetItem, Scan). */
+  | 'table:read'
+  /** Conditional updates of lease, status, history, intent; delete of a released record. */
+  | 'table:reconcile'
+  /** DescribeCluster, ListNodegroups, DescribeNodegroup, ListUpdates, DescribeUpdate. */
+  | 'eks:read'
+  /** The mutating calls the planner's operations map to, on owned clusters. */
+  | 'eks:write'
+  /** iam:PassRole of the cluster and node roles, to EKS only. */
+  | 'iam:pass-eks-roles'
+  /** Read the policy bundle object. */
+  | 'policy:read'
+  /** Start Reconcile executions. */
+  | 'sfn:start'
+  /** Read the desired-state table's stream. */
+  | 'table:stream';
+
+export interface FunctionSpec {
+  /** File in lambdas/functions. */
+  readonly entry: string;
+  readonly description: string;
+  readonly capabilities: readonly Capability[];
+  /** The state machine step it serves, if any. */
+  readonly step?: StepFunctionKey;
+  readonly timeoutSeconds: number;
+  readonly memoryMb: number;
+}
+
+export const FUNCTIONS = {
+  lease: {
+    entry: 'lease.ts',
+    step: 'lease',
+    description: 'Acquire and release the per-cluster lease',
+    capabilities: ['table:reconcile'],
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  observe: {
+    entry: 'observe.ts',
+    step: 'observe',
+    description: 'Read the record and observe the cluster in EKS',
+    capabilities: ['table:read', 'table:reconcile', 'eks:read'],
+    timeoutSeconds: 60,
+    memoryMb: 512,
+  },
+  plan: {
+    entry: 'plan.ts',
+    step: 'plan',
+    description: 'Plan the next step, drift and cost (pure)',
+    capabilities: [],
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  policy: {
+    entry: 'policy.ts',
+    step: 'policy',
+    description: 'Evaluate the WASM policy bundle',
+    capabilities: ['policy:read'],
+    timeoutSeconds: 20,
+    memoryMb: 512,
+  },
+  apply: {
+    entry: 'apply.ts',
+    step: 'apply',
+    description: 'Apply exactly one EKS operation',
+    capabilities: ['table:read', 'table:reconcile', 'eks:write', 'iam:pass-eks-roles'],
+    timeoutSeconds: 60,
+    memoryMb: 512,
+  },
+  writeStatus: {
+    entry: 'write-status.ts',
+    step: 'writeStatus',
+    description: 'Write status conditions and history',
+    capabilities: ['table:read', 'table:reconcile'],
+    timeoutSeconds: 20,
+    memoryMb: 256,
+  },
+  classifyError: {
+    entry: 'classify-error.ts',
+    step: 'classifyError',
+    description: 'Classify a caught error (pure)',
+    capabilities: [],
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  onChange: {
+    entry: 'on-change.ts',
+    description: 'Start reconciles for spec, generation and deletion changes',
+    capabilities: ['table:stream', 'sfn:start'],
+    timeoutSeconds: 30,
+    memoryMb: 256,
+  },
+  sweep: {
+    entry: 'sweep.ts',
+    description: 'Scheduled sweep: observe, plan, start only where there is work',
+    capabilities: ['table:read', 'eks:read', 'sfn:start'],
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+  },
+  driftEvent: {
+    entry: 'drift-event.ts',
+    description: 'Reconcile at once after an out-of-band EKS call',
+    capabilities: ['table:read', 'eks:read', 'sfn:start'],
+    timeoutSeconds: 30,
+    memoryMb: 256,
+  },
+  reconcileNow: {
+    entry: 'reconcile-now.ts',
+    description: 'Reconcile one cluster now',
+    capabilities: ['table:read', 'sfn:start'],
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+} as const satisfies Record<string, FunctionSpec>;
+
+export type FunctionKey = keyof typeof FUNCTIONS;

@@ -1,0 +1,104 @@
+/**
+ * Handler dependencies from the environment: what every Lambda entry uses in AWS. Local mode sets
+ * the same variables to local endpoints; no code path differs.
+ *
+ * - CLOUDORCH_TABLE_NAME: the desired-state table.
+ * - CLOUDORCH_STATE_MACHINE_ARN: the Reconcile state machine (triggers only).
+ * - CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN, CLOUDORCH_DEFAULT_NODE_ROLE_ARN, CLOUDORCH_DEFAULT_SUBNET_IDS
+ *   (comma-separated), CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS: what creates use when the spec is silent.
+ * - CLOUDORCH_OWN_ROLE_ARNS (comma-separated): CloudOrch's own roles; their EKS calls are not drift.
+ * - CLOUDORCH_EKS_ENDPOINT, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SFN: endpoint overrides.
+ * - Policy bundle: see lambdas/policy/index.ts.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import type { PlanDefaults } from '../core/plan/types.js';
+import { getPolicyEngine } from '../policy/index.js';
+import { EksProvider } from '../provider/eks-provider.js';
+import { DynamoDesiredStateStore } from '../store/dynamo-store.js';
+import {
+  DEFAULT_CONFIG,
+  type Deps,
+  type ExecutionStarter,
+  type PolicyEvaluator,
+  setDepsFactory,
+} from './deps.js';
+import { sfnStarter } from './sfn-starter.js';
+
+export const ENV = {
+  table: 'CLOUDORCH_TABLE_NAME',
+  stateMachine: 'CLOUDORCH_STATE_MACHINE_ARN',
+  clusterRole: 'CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN',
+  nodeRole: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
+  subnets: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
+  securityGroups: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
+  ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
+} as const;
+
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
+
+export function defaultsFromEnv(env: NodeJS.ProcessEnv = process.env): PlanDefaults {
+  const subnets = list(env[ENV.subnets]);
+  const sgs = list(env[ENV.securityGroups]);
+  return {
+    ...(env[ENV.clusterRole] ? { clusterRoleArn: env[ENV.clusterRole] } : {}),
+    ...(env[ENV.nodeRole] ? { nodeRoleArn: env[ENV.nodeRole] } : {}),
+    ...(subnets.length > 0 ? { subnetIds: subnets } : {}),
+    ...(sgs.length > 0 ? { securityGroupIds: sgs } : {}),
+  };
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const v = env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+/** The policy engine as the pipeline sees it: always an answer, degraded when no bundle is loaded. */
+export function engineEvaluator(): PolicyEvaluator {
+  return {
+    async evaluate(input) {
+      const d = await getPolicyEngine().decide(input);
+      return { allow: d.allow, violations: d.violations, degraded: d.bundleVersion === null };
+    },
+  };
+}
+
+/** A starter that fails loudly when a function that is not a trigger tries to start executions. */
+function starterFromEnv(env: NodeJS.ProcessEnv): ExecutionStarter {
+  const arn = env[ENV.stateMachine];
+  if (!arn) {
+    return {
+      start: async () => {
+        throw new Error(`${ENV.stateMachine} is not set: this function cannot start executions`);
+      },
+    };
+  }
+  return sfnStarter(new SFNClient({}), arn);
+}
+
+export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {
+  const defaults = defaultsFromEnv(env);
+  return {
+    store: new DynamoDesiredStateStore({
+      client: new DynamoDBClient({}),
+      tableName: required(env, ENV.table),
+    }),
+    provider: new EksProvider({ defaults }),
+    policy: engineEvaluator(),
+    executions: starterFromEnv(env),
+    now: () => new Date(),
+    config: { ...DEFAULT_CONFIG, defaults, ownRoleArns: list(env[ENV.ownRoles]) },
+  };
+}
+
+/** Called once at module load by every Lambda entry. */
+export function configureFromEnv(): void {
+  setDepsFactory(() => depsFromEnv());
+}
