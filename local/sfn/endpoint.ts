@@ -75,6 +75,8 @@ export interface LocalSfnEndpointOptions {
   maxClosedExecutions?: number;
   /** Events kept per execution for `events()`; the oldest are dropped first. */
   maxEventsPerExecution?: number;
+  /** Closed executions whose event log is kept (newest first); older ones drop their log. */
+  maxClosedEventLogs?: number;
 }
 
 /** What DescribeExecution reports, as in-process values. */
@@ -111,7 +113,10 @@ export interface LocalSfnEndpoint {
   waitForExecution(executionArn: string): Promise<ExecutionSnapshot>;
   /** Resolves once no execution is RUNNING. */
   waitForIdle(): Promise<void>;
-  /** The interpreter's event log of one execution (StateEntered, StateRetried, StateCaught, ...). */
+  /**
+   * The interpreter's event log of one execution (StateEntered, StateRetried, StateCaught, ...).
+   * Throws a RangeError when the log was dropped to bound memory.
+   */
   events(executionArn: string): readonly ExecutionEvent[];
 }
 
@@ -139,7 +144,7 @@ interface ExecutionRecord {
   abort: AbortController;
   done: Promise<void>;
   markDone: () => void;
-  events: ExecutionEvent[];
+  events: ExecutionEvent[] | 'dropped';
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -255,6 +260,8 @@ export async function startLocalSfnEndpoint(options: LocalSfnEndpointOptions): P
     throw new RangeError(`the local Step Functions endpoint binds loopback only, not ${host}`);
   const maxClosed = options.maxClosedExecutions ?? 10_000;
   const maxEvents = options.maxEventsPerExecution ?? 5_000;
+  const maxClosedLogs = options.maxClosedEventLogs ?? 200;
+  const closedWithLogs: ExecutionRecord[] = [];
 
   const machines = new Map<string, MachineEntry>();
   for (const sm of options.stateMachines) {
@@ -321,6 +328,8 @@ export async function startLocalSfnEndpoint(options: LocalSfnEndpointOptions): P
     }
     r.abort.abort();
     r.markDone();
+    closedWithLogs.push(r);
+    while (closedWithLogs.length > maxClosedLogs) closedWithLogs.shift()!.events = 'dropped';
     closed++;
     evictClosed();
     if (running() === 0) {
@@ -395,6 +404,7 @@ export async function startLocalSfnEndpoint(options: LocalSfnEndpointOptions): P
           StateMachine: { Id: sm.arn, Name: sm.name },
         },
         onEvent: (event) => {
+          if (r.events === 'dropped') return;
           r.events.push(event);
           if (r.events.length > maxEvents) r.events.shift();
         },
@@ -615,6 +625,11 @@ export async function startLocalSfnEndpoint(options: LocalSfnEndpointOptions): P
       const r = records.get(executionArn);
       if (!r)
         throw new SfnServiceError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+      if (r.events === 'dropped') {
+        throw new RangeError(
+          `the event log of ${executionArn} was dropped: only the newest ${maxClosedLogs} closed executions keep theirs`,
+        );
+      }
       return [...r.events];
     },
   };

@@ -325,11 +325,12 @@ describe('endpoint configuration', () => {
     ).rejects.toThrow(/no handler/);
   });
 
-  it('keeps a bounded number of closed executions', async () => {
+  it('keeps a bounded number of closed executions and event logs', async () => {
     const s = scriptedHandlers();
     const ep = await startLocalSfnEndpoint({
       stateMachines: [{ arn: SM_ARN, definition, handlers: s.handlers }],
       maxClosedExecutions: 2,
+      maxClosedEventLogs: 1,
     });
     const client = new SFNClient({
       endpoint: ep.url,
@@ -344,6 +345,8 @@ describe('endpoint configuration', () => {
         await ep.waitForExecution(executionArn!);
       }
       expect(ep.executions().map((e) => e.name)).toEqual(['c', 'b']);
+      expect(ep.events(`${EXEC_PREFIX}c`).some((e) => e.type === 'ExecutionSucceeded')).toBe(true);
+      expect(() => ep.events(`${EXEC_PREFIX}b`)).toThrow(/dropped/);
       expect(ep.counts()).toMatchObject({ started: 3, succeeded: 3 });
     } finally {
       client.destroy();
