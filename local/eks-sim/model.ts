@@ -53,7 +53,7 @@ export const DEFAULT_CONFIG: SimConfig = {
   speed: 1,
   accountId: '000000000000',
   defaultRegion: 'us-east-1',
-  supportedVersions: ['1.28', '1.29', '1.30', '1.31', '1.32', '1.33', '1.34'],
+  supportedVersions: ['1.28', '1.29', '1.30', '1.31', '1.32', '1.33', '1.34', '1.35'],
   defaultVersion: '1.33',
   nodegroupSkew: 'strict-match',
   durations: DEFAULT_DURATIONS,

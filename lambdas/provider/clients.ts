@@ -1,0 +1,86 @@
+/**
+ * EKS clients, created once and reused across Lambda invocations: one per (region, assumed role).
+ * Credentials come from the SDK's standard provider chain unless given; a role to assume per target
+ * account is optional. The endpoint is only overridden by explicit configuration (the constructor
+ * option, or `CLOUDORCH_EKS_ENDPOINT`), which is how local mode points the same code at the simulator.
+ */
+import { EKSClient, type EKSClientConfig } from '@aws-sdk/client-eks';
+import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import { budgetedRetryStrategy, EKS_RETRY_BUDGET, type RetryBudget } from './retry.js';
+
+export const ENDPOINT_ENV = 'CLOUDORCH_EKS_ENDPOINT';
+
+/**
+ * Per-request deadlines, so a hung connection becomes a retryable `TimeoutError` and a reconcile step
+ * always keeps time to write status.
+ */
+export const HTTP_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 15_000 } as const;
+
+/** Session length for assumed roles; the SDK refreshes before expiry. */
+const ASSUME_ROLE_SECONDS = 3600;
+
+export interface EksClientOptions {
+  /** Explicit endpoint (e.g. the simulator). Default: `process.env.CLOUDORCH_EKS_ENDPOINT`, else AWS. */
+  readonly endpoint?: string;
+  /** Base credentials. Default: the SDK's standard provider chain. */
+  readonly credentials?: EKSClientConfig['credentials'];
+  /** Overrides of the retry budget (tests shorten the delays; production uses the defaults). */
+  readonly retry?: Partial<RetryBudget>;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export class EksClients {
+  private readonly cache = new Map<string, EKSClient>();
+  readonly endpoint: string | undefined;
+  readonly budget: RetryBudget;
+
+  constructor(private readonly opts: EksClientOptions = {}) {
+    const env = opts.env ?? process.env;
+    this.endpoint = opts.endpoint ?? (env[ENDPOINT_ENV] || undefined);
+    this.budget = { ...EKS_RETRY_BUDGET, ...opts.retry };
+  }
+
+  /** The client for a region, assuming `roleArn` (the target account's role) when given. */
+  forRegion(region: string, roleArn?: string): EKSClient {
+    const key = `${region}|${roleArn ?? ''}`;
+    let client = this.cache.get(key);
+    if (!client) {
+      client = new EKSClient({
+        region,
+        ...(this.endpoint ? { endpoint: this.endpoint } : {}),
+        ...this.credentialsFor(region, roleArn),
+        maxAttempts: this.budget.maxAttempts,
+        retryStrategy: budgetedRetryStrategy(this.budget),
+        requestHandler: HTTP_TIMEOUTS,
+      });
+      this.cache.set(key, client);
+    }
+    return client;
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** Closes every cached client's sockets (tests; Lambda reuses them for the container's life). */
+  destroy(): void {
+    for (const c of this.cache.values()) c.destroy();
+    this.cache.clear();
+  }
+
+  private credentialsFor(region: string, roleArn: string | undefined): Pick<EKSClientConfig, 'credentials'> {
+    const base = this.opts.credentials;
+    if (!roleArn) return base === undefined ? {} : { credentials: base };
+    return {
+      credentials: fromTemporaryCredentials({
+        params: {
+          RoleArn: roleArn,
+          RoleSessionName: 'cloudorch-reconciler',
+          DurationSeconds: ASSUME_ROLE_SECONDS,
+        },
+        ...(typeof base === 'object' || typeof base === 'function' ? { masterCredentials: base } : {}),
+        clientConfig: { region },
+      }),
+    };
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Each planned operation is exactly one EKS call. Create and update calls carry the operation's
+ * deterministic `clientRequestToken`. Before sending, the provider refuses what EKS must never receive
+ * from CloudOrch: an empty or no-op update, a create without the ownership tag, a create missing its
+ * role or subnets. Results carry only what the response says.
+ */
+import {
+  type AMITypes,
+  CreateClusterCommand,
+  CreateNodegroupCommand,
+  DeleteClusterCommand,
+  DeleteNodegroupCommand,
+  type EKSClient,
+  TagResourceCommand,
+  UntagResourceCommand,
+  UpdateClusterVersionCommand,
+  UpdateNodegroupConfigCommand,
+  UpdateNodegroupVersionCommand,
+} from '@aws-sdk/client-eks';
+import { PermanentError } from '../core/errors.js';
+import { OWNER_TAG } from '../core/ownership.js';
+import type { MutatingOperation, PlanDefaults } from '../core/plan/types.js';
+import type { ApplyResult } from '../core/provider.js';
+import { required } from './to-observation.js';
+
+export class ProviderRefusedError extends PermanentError {
+  constructor(message: string, remediation: string) {
+    super(message, { code: 'ProviderRefused', remediation });
+  }
+}
+
+/** Deployment configuration a create falls back to when the spec leaves it open. */
+export const DEFAULTS_ENV = {
+  clusterRoleArn: 'CLOUDORCH_CLUSTER_ROLE_ARN',
+  nodeRoleArn: 'CLOUDORCH_NODE_ROLE_ARN',
+  subnetIds: 'CLOUDORCH_SUBNET_IDS',
+  securityGroupIds: 'CLOUDORCH_SECURITY_GROUP_IDS',
+} as const;
+
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
+
+export function defaultsFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): PlanDefaults {
+  const out: { -readonly [K in keyof PlanDefaults]: PlanDefaults[K] } = {};
+  if (env[DEFAULTS_ENV.clusterRoleArn]) out.clusterRoleArn = env[DEFAULTS_ENV.clusterRoleArn];
+  if (env[DEFAULTS_ENV.nodeRoleArn]) out.nodeRoleArn = env[DEFAULTS_ENV.nodeRoleArn];
+  const subnets = list(env[DEFAULTS_ENV.subnetIds]);
+  if (subnets) out.subnetIds = subnets;
+  const sgs = list(env[DEFAULTS_ENV.securityGroupIds]);
+  if (sgs) out.securityGroupIds = sgs;
+  return out;
+}
+
+/**
+ * AMI type from the instance family: Graviton families (a `g` after the generation digit, e.g. m7g,
+ * t4g) run ARM64, GPU families (g*, p*) the NVIDIA variant; AL2023 because AL2 ends with 1.32.
+ */
+export function amiTypeFor(instanceType: string): AMITypes {
+  const family = instanceType.split('.')[0] ?? '';
+  if (/^[gp]\d/.test(family)) return 'AL2023_x86_64_NVIDIA';
+  if (/^[a-z]+\d+[a-z]*g[a-z]*$/.test(family)) return 'AL2023_ARM_64_STANDARD';
+  return 'AL2023_x86_64_STANDARD';
+}
+
+function refuseEmpty(what: string, empty: boolean): void {
+  if (empty) {
+    throw new ProviderRefusedError(
+      `refusing to send an empty or no-op ${what}`,
+      'This is a planner bug: report it with the plan shown in status.',
+    );
+  }
+}
+
+function updateResult(
+  kind: MutatingOperation['kind'],
+  update: { id?: string; status?: string } | undefined,
+): ApplyResult {
+  const u = required(update, 'update');
+  return { kind, updateId: required(u.id, 'update.id'), ...(u.status ? { status: u.status } : {}) };
+}
+
+/** Sends the one EKS call for `op`. Errors propagate unclassified; the provider classifies them. */
+export async function applyOperation(
+  client: EKSClient,
+  op: MutatingOperation,
+  defaults: PlanDefaults,
+): Promise<ApplyResult> {
+  const { kind } = op;
+  switch (op.kind) {
+    case 'CreateCluster': {
+      const roleArn = op.roleArn ?? defaults.clusterRoleArn;
+      const subnetIds = op.subnetIds.length > 0 ? op.subnetIds : (defaults.subnetIds ?? []);
+      const securityGroupIds =
+        op.securityGroupIds.length > 0 ? op.securityGroupIds : (defaults.securityGroupIds ?? []);
+      if (!roleArn || subnetIds.length < 2) {
+        throw new ProviderRefusedError(
+          `cannot create cluster ${op.clusterName}: ${roleArn ? 'fewer than two subnets' : 'no cluster role'}`,
+          `Set spec.clusterRoleArn and spec.network.subnetIds, or ${DEFAULTS_ENV.clusterRoleArn} and ${DEFAULTS_ENV.subnetIds}.`,
+        );
+      }
+      if (!op.tags[OWNER_TAG]) {
+        throw new ProviderRefusedError(
+          `refusing to create cluster ${op.clusterName} without the ownership tag ${OWNER_TAG}`,
+          'This is a planner bug: every cluster CloudOrch creates carries its ownership tag.',
+        );
+      }
+      const out = await client.send(
+        new CreateClusterCommand({
+          name: op.clusterName,
+          version: op.version,
+          roleArn,
+          resourcesVpcConfig: { subnetIds: [...subnetIds], securityGroupIds: [...securityGroupIds] },
+          tags: { ...op.tags },
+          clientRequestToken: op.clientRequestToken,
+        }),
+      );
+      const c = required(out.cluster, 'cluster');
+      return { kind, arn: required(c.arn, 'cluster.arn'), ...(c.status ? { status: c.status } : {}) };
+    }
+    case 'CreateNodegroup': {
+      const nodeRole = op.nodeRoleArn ?? defaults.nodeRoleArn;
+      const subnets = op.subnetIds.length > 0 ? op.subnetIds : (defaults.subnetIds ?? []);
+      if (!nodeRole || subnets.length === 0) {
+        throw new ProviderRefusedError(
+          `cannot create node group ${op.nodegroupName}: ${nodeRole ? 'no subnets' : 'no node role'}`,
+          `Set spec.nodeRoleArn, or deploy CloudOrch with ${DEFAULTS_ENV.nodeRoleArn}.`,
+        );
+      }
+      const out = await client.send(
+        new CreateNodegroupCommand({
+          clusterName: op.clusterName,
+          nodegroupName: op.nodegroupName,
+          version: op.version,
+          instanceTypes: [op.instanceType],
+          amiType: amiTypeFor(op.instanceType),
+          capacityType: op.capacityType,
+          scalingConfig: { ...op.scaling },
+          nodeRole,
+          subnets: [...subnets],
+          tags: { ...op.tags },
+          clientRequestToken: op.clientRequestToken,
+        }),
+      );
+      const ng = required(out.nodegroup, 'nodegroup');
+      return {
+        kind,
+        arn: required(ng.nodegroupArn, 'nodegroup.nodegroupArn'),
+        ...(ng.status ? { status: ng.status } : {}),
+      };
+    }
+    case 'UpdateClusterVersion': {
+      refuseEmpty('cluster version update', op.toVersion === op.fromVersion);
+      const out = await client.send(
+        new UpdateClusterVersionCommand({
+          name: op.clusterName,
+          version: op.toVersion,
+          clientRequestToken: op.clientRequestToken,
+        }),
+      );
+      return updateResult(kind, out.update);
+    }
+    case 'UpdateNodegroupVersion': {
+      refuseEmpty('node group version update', op.toVersion === op.fromVersion);
+      const out = await client.send(
+        new UpdateNodegroupVersionCommand({
+          clusterName: op.clusterName,
+          nodegroupName: op.nodegroupName,
+          version: op.toVersion,
+          clientRequestToken: op.clientRequestToken,
+        }),
+      );
+      return updateResult(kind, out.update);
+    }
+    case 'UpdateNodegroupScaling': {
+      const keys = (['minSize', 'maxSize', 'desiredSize'] as const).filter(
+        (k) => op.scaling[k] !== undefined,
+      );
+      refuseEmpty(
+        'scaling update',
+        keys.every((k) => op.scaling[k] === op.from[k]),
+      );
+      const out = await client.send(
+        new UpdateNodegroupConfigCommand({
+          clusterName: op.clusterName,
+          nodegroupName: op.nodegroupName,
+          scalingConfig: Object.fromEntries(keys.map((k) => [k, op.scaling[k]])),
+          clientRequestToken: op.clientRequestToken,
+        }),
+      );
+      return updateResult(kind, out.update);
+    }
+    case 'TagResource':
+      refuseEmpty('tag request', Object.keys(op.tags).length === 0);
+      await client.send(new TagResourceCommand({ resourceArn: op.resourceArn, tags: { ...op.tags } }));
+      return { kind };
+    case 'UntagResource':
+      refuseEmpty('untag request', op.tagKeys.length === 0);
+      await client.send(new UntagResourceCommand({ resourceArn: op.resourceArn, tagKeys: [...op.tagKeys] }));
+      return { kind };
+    case 'DeleteNodegroup': {
+      const out = await client.send(
+        new DeleteNodegroupCommand({ clusterName: op.clusterName, nodegroupName: op.nodegroupName }),
+      );
+      const status = out.nodegroup?.status;
+      return { kind, ...(status ? { status } : {}) };
+    }
+    case 'DeleteCluster': {
+      const out = await client.send(new DeleteClusterCommand({ name: op.clusterName }));
+      const status = out.cluster?.status;
+      return { kind, ...(status ? { status } : {}) };
+    }
+    default: {
+      const unknown: never = op;
+      throw new ProviderRefusedError(
+        `the EKS provider does not implement operation ${(unknown as { kind?: unknown }).kind}`,
+        'This is a CloudOrch bug: the planner produced an operation the provider cannot apply.',
+      );
+    }
+  }
+}
