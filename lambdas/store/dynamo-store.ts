@@ -338,7 +338,12 @@ function encodeNext(key: Record<string, unknown>): string {
 }
 
 function decodeNext(next: string): Record<string, unknown> {
-  const key: unknown = JSON.parse(Buffer.from(next, 'base64url').toString('utf8'));
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(next, 'base64url').toString('utf8'));
+  } catch {
+    key = undefined;
+  }
   if (!key || typeof key !== 'object' || typeof (key as { id?: unknown }).id !== 'string') {
     throw new TypeError('scanSegment: `next` is not a token this store returned');
   }
