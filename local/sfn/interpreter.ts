@@ -41,8 +41,8 @@ export interface InterpreterOptions {
   /** When set, every `SecondsPath`/`Timestamp`/`TimestampPath` Wait lasts exactly this many ms. */
   dynamicWaitMs?: number;
   /**
-   * When set, every retry waits exactly this many ms. This replaces IntervalSeconds, BackoffRate,
-   * MaxDelaySeconds and JitterStrategy FULL (the library applies no jitter to an override).
+   * When set, every retry waits this many ms: IntervalSeconds, BackoffRate and JitterStrategy FULL
+   * no longer apply (the library adds no jitter to an override); MaxDelaySeconds still caps it.
    */
   retryIntervalMs?: number;
 }
