@@ -1,0 +1,151 @@
+/**
+ * The local change feed against the real thing: the same store writes go to DynamoDB Local with a
+ * NEW_AND_OLD_IMAGES stream, whose records are read back with the Streams API, and to dynalite with
+ * the feed attached. Records must agree on everything but ids, sequence numbers and timestamps.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamsRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
+import { createTable } from '../../lambdas/store/table.js';
+import { ChangeFeed } from '../../local/store/change-feed.js';
+import {
+  type DynamoServer,
+  dynamoClient,
+  startDynalite,
+  startDynamoDbLocal,
+  streamsClient,
+} from './servers.js';
+import { at, convergedStatus, historyEntries, spec, T0, uniqueTable } from './support.js';
+
+const ID = 'team-a/stream';
+const TTL = 60_000;
+
+/** A create, a no-op re-apply, a spec change, lease and status writes (one a no-op), then a delete. */
+async function scenario(store: DynamoDesiredStateStore): Promise<void> {
+  await store.applySpec(ID, spec(), { now: T0 });
+  await store.applySpec(ID, spec(), { now: at(1) });
+  await store.applySpec(ID, spec({ nodeCount: 5, tags: { team: 'a', tier: 'gold' } }), { now: at(2) });
+  await store.acquireLease(ID, 'exec-1', TTL, at(3));
+  await store.renewLease(ID, 'exec-1', TTL, at(3)); // same value: DynamoDB emits no record
+  await store.writeStatus(ID, 'exec-1', {
+    status: convergedStatus(2, at(4)),
+    history: historyEntries(0, 2),
+    intent: {
+      operation: 'CreateNodegroup',
+      clientRequestToken: 'tok',
+      generation: 2,
+      at: at(4).toISOString(),
+    },
+    trackedUpdates: [{ id: 'upd-1', nodegroupName: 'ng-1' }],
+  });
+  await store.writeStatus(ID, 'exec-1', { status: convergedStatus(2, at(5)), intent: null });
+  await store.requestDeletion(ID, at(6));
+  await store.release(ID, 'exec-1');
+}
+
+const EXPECTED_EVENTS = ['INSERT', 'MODIFY', 'MODIFY', 'MODIFY', 'MODIFY', 'MODIFY', 'REMOVE'];
+
+/** What must match between a real record and a feed record. */
+function comparable(r: DynamoDBRecord | StreamsRecord) {
+  return {
+    eventName: r.eventName,
+    eventSource: r.eventSource,
+    eventVersion: r.eventVersion,
+    Keys: r.dynamodb?.Keys,
+    NewImage: r.dynamodb?.NewImage,
+    OldImage: r.dynamodb?.OldImage,
+    StreamViewType: r.dynamodb?.StreamViewType,
+    SizeBytes: r.dynamodb?.SizeBytes,
+    fields: Object.keys(r.dynamodb ?? {}).sort(),
+  };
+}
+
+async function readStream(server: DynamoServer, streamArn: string): Promise<StreamsRecord[]> {
+  const streams = streamsClient(server);
+  try {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    const records: StreamsRecord[] = [];
+    for (const shard of StreamDescription?.Shards ?? []) {
+      let { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        }),
+      );
+      // An open shard always returns a next iterator; stop at the first empty page.
+      for (let page = 0; ShardIterator && page < 100; page++) {
+        const out = await streams.send(new GetRecordsCommand({ ShardIterator }));
+        if (!out.Records?.length) break;
+        records.push(...out.Records);
+        ShardIterator = out.NextShardIterator;
+      }
+    }
+    return records;
+  } finally {
+    streams.destroy();
+  }
+}
+
+async function runWithFeed(client: DynamoDBClient) {
+  const tableName = uniqueTable();
+  const { streamArn } = await createTable(client, tableName);
+  const feed = new ChangeFeed({ tableName, region: 'us-east-1', ...(streamArn ? { streamArn } : {}) });
+  const emitted: DynamoDBRecord[] = [];
+  const failures: unknown[] = [];
+  feed.subscribe(
+    (r) => {
+      emitted.push(r);
+    },
+    (err) => failures.push(err),
+  );
+  await scenario(new DynamoDesiredStateStore({ client, tableName, observer: feed }));
+  await feed.drain();
+  expect(failures).toEqual([]);
+  return { emitted, streamArn };
+}
+
+describe('local change feed vs DynamoDB Local streams', () => {
+  let local: DynamoServer;
+  let lite: DynamoServer;
+  const clients: DynamoDBClient[] = [];
+
+  beforeAll(async () => {
+    [local, lite] = await Promise.all([startDynamoDbLocal(), startDynalite()]);
+    clients.push(dynamoClient(local), dynamoClient(lite));
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.destroy();
+    await Promise.all([local?.stop(), lite?.stop()]);
+  });
+
+  it('emits the records DynamoDB Streams does, on DynamoDB Local and on dynalite', async () => {
+    const onLocal = await runWithFeed(clients[0]!);
+    const onLite = await runWithFeed(clients[1]!);
+    expect(onLocal.streamArn).toBeDefined();
+    expect(onLite.streamArn).toBeUndefined(); // dynalite drops StreamSpecification: why the feed exists
+    const real = await readStream(local, onLocal.streamArn!);
+
+    expect(real.map((r) => r.eventName)).toEqual(EXPECTED_EVENTS);
+    expect(onLocal.emitted.map(comparable)).toEqual(real.map(comparable));
+    expect(onLite.emitted.map(comparable)).toEqual(real.map(comparable));
+
+    for (const [i, r] of onLite.emitted.entries()) {
+      const reference = real[i]!;
+      // The Lambda event carries the stream ARN on top of what GetRecords returns.
+      expect(Object.keys(r).sort()).toEqual([...Object.keys(reference), 'eventSourceARN'].sort());
+      expect(r.dynamodb?.SequenceNumber).toMatch(/^\d{21}$/);
+      expect(typeof r.dynamodb?.ApproximateCreationDateTime).toBe('number');
+    }
+    const sequence = onLite.emitted.map((r) => BigInt(r.dynamodb?.SequenceNumber ?? '0'));
+    expect(sequence).toEqual([...sequence].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+});
