@@ -1,7 +1,12 @@
 /** Every rule on the compiled WASM bundle, through the engine the Lambdas use. */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../lambdas/policy/engine.js';
 import { FileBundleSource } from '../../lambdas/policy/sources.js';
+import { buildPolicyBundle, findOpa, POLICY_DIR } from '../../policies/build.js';
 import { BUNDLE_PATH, CASES } from './support.js';
 
 const engine = new PolicyEngine({ source: new FileBundleSource(BUNDLE_PATH) });
@@ -40,5 +45,77 @@ describe('policy rules on the WASM bundle', () => {
       expect(d.allow).toBe(true);
       expect(d.violations.every((v) => v.severity === 'warn')).toBe(true);
     }
+  });
+});
+
+describe('waivers on the WASM bundle', () => {
+  const waivers = [
+    {
+      rule: 'cost-threshold',
+      cluster: 'research/gpu-sandbox',
+      reason: 'GPU trial, OPS-1',
+      expires: '2099-01-01',
+    },
+    { rule: 'required-tags', cluster: 'research/gpu-sandbox', reason: '', expires: '2099-01-01' },
+    { rule: 'node-count-limit', cluster: 'research/gpu-sandbox', reason: 'old trial', expires: '2026-11-01' },
+  ];
+  let dir: string;
+  let waived: PolicyEngine;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cloudorch-waivers-'));
+    const out = join(POLICY_DIR, 'build');
+    await cp(POLICY_DIR, dir, { recursive: true, filter: (s) => s !== out && !s.startsWith(out + sep) });
+    const settings = JSON.parse(await readFile(join(dir, 'settings.json'), 'utf8')) as {
+      settings: Record<string, unknown>;
+    };
+    settings.settings.waivers = waivers;
+    await writeFile(join(dir, 'settings.json'), JSON.stringify(settings));
+    const { bundlePath } = await buildPolicyBundle({ policiesDir: dir, outDir: join(dir, 'build') });
+    waived = new PolicyEngine({ source: new FileBundleSource(bundlePath) });
+    await waived.ready();
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('downgrades a waived error, ignores a waiver without reason and reports an expired one', async () => {
+    const input = CASES.find((c) => c.name.startsWith('denied-by-policy'))!.input;
+    const { bundleVersion: _v, ...d } = waived.evaluate(input);
+    expect(d.allow).toBe(false);
+    const byRule = (rule: string) => d.violations.filter((v) => v.rule === rule);
+    expect(byRule('cost-threshold')).toEqual([
+      {
+        rule: 'cost-threshold',
+        severity: 'warn',
+        message:
+          'estimated monthly cost $15432.20 exceeds the limit of $5000.00 (waived until 2099-01-01: GPU trial, OPS-1)',
+      },
+    ]);
+    expect(byRule('required-tags').map((v) => v.severity)).toEqual(['error']);
+    expect(byRule('node-count-limit').map((v) => v.severity)).toEqual(['error']);
+    expect(byRule('waiver').map((v) => v.message)).toEqual([
+      'waiver for rule node-count-limit expired on 2026-11-01',
+      expect.stringMatching(/^waiver for rule required-tags is ignored: it needs a non-blank reason/),
+    ]);
+    // And the same under opa eval: the waiver path formats messages in wasm (JS) and Go alike.
+    const args = [
+      'eval',
+      '-f',
+      'json',
+      '--stdin-input',
+      '--ignore',
+      '*_test.rego',
+      '--ignore',
+      'build',
+      '-d',
+      '.',
+    ];
+    const out = execFileSync(findOpa(), [...args, 'data.cloudorch.decision'], {
+      cwd: dir,
+      input: JSON.stringify(input),
+    });
+    expect(d).toEqual(JSON.parse(String(out)).result[0].expressions[0].value);
   });
 });
