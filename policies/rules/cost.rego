@@ -13,7 +13,9 @@ requested := input.cluster.tags[data.settings.cost.overrideTag]
 
 override_allowed if {
 	regex.match(`^[0-9]+(\.[0-9]+)?$`, requested)
-	to_number(requested) <= data.settings.cost.allowedOverrides[input.cluster.metadata.id]
+	grant := data.settings.cost.allowedOverrides[input.cluster.metadata.id]
+	is_number(grant)
+	to_number(requested) <= grant
 }
 
 within_threshold(cost) if cost <= threshold

@@ -56,3 +56,10 @@ test_malformed_override_is_ignored if {
 		with data.settings.cost.allowedOverrides as granted
 	{v.severity | some v in vs} == {"warn"}
 }
+
+test_string_grant_does_not_raise_the_limit if {
+	vs := cost.violations with input as fixtures.with_tags({"team": "p", "environment": "dev", "cost-limit-usd": "16000"})
+		with input.estimate.monthlyCost as 15364.2
+		with data.settings.cost.allowedOverrides as {"team-payments/dev-small": "20000"}
+	{v.severity | some v in vs} == {"error", "warn"}
+}

@@ -25,6 +25,8 @@ fields := {
 	"cluster.instanceType": {"string"},
 	"cluster.deletionPolicy": {"string"},
 	"cluster.nodeCount": {"number"},
+	"cluster.minSize": {"number", "null"},
+	"cluster.maxSize": {"number", "null"},
 	"cluster.tags": {"object"},
 	"cluster.metadata.id": {"string"},
 	"cluster.metadata.name": {"string"},

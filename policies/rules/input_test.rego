@@ -58,3 +58,8 @@ test_observed_entries_are_checked if {
 test_input_that_is_not_an_object_is_an_error if {
 	count(rule.violations) == 17 with input as "cluster"
 }
+
+test_optional_sizes_must_be_numbers if {
+	vs := rule.violations with input as fixtures.with_cluster({"maxSize": "500"})
+	{v.message | some v in vs} == {"policy input is malformed: input.cluster.maxSize must be null or number"}
+}

@@ -47,6 +47,11 @@ problems contains sprintf("data.%v must be %v", [path, concat(" or ", sort(types
 	not has_type(path, types)
 }
 
+problems contains sprintf("data.settings.cost.allowedOverrides[%v] must be a number", [id]) if {
+	some id, grant in data.settings.cost.allowedOverrides
+	not is_number(grant)
+}
+
 problems contains "data.settings.requiredTags must hold strings" if {
 	some key in data.settings.requiredTags
 	not is_string(key)

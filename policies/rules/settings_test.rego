@@ -27,3 +27,10 @@ test_wrong_types_are_named if {
 		"policy data is invalid: data.settings.requiredTags must hold strings",
 	}
 }
+
+# Rego orders every number before every string, so a string grant would allow any override.
+test_override_grants_must_be_numbers if {
+	vs := settings.violations with input as fixtures.compliant
+		with data.settings.cost.allowedOverrides as {"a/b": "20000"}
+	{v.message | some v in vs} == {"policy data is invalid: data.settings.cost.allowedOverrides[a/b] must be a number"}
+}
