@@ -40,15 +40,16 @@ export interface RetryBudget {
 }
 
 /**
- * Production budget. At 50% throttling a call fails after all 8 attempts with probability 1/256; the
- * worst-case backoff of one call is {@link worstCaseBackoffMs} = 51.5 s (expected half of that), which
- * fits a reconcile step's Lambda timeout.
+ * Production budget. At 50% throttling a call exhausts its 10 attempts with probability 2^-10 (about
+ * 0.1%; the reconcile step's own retry of TransientError covers that rest). The worst-case backoff of
+ * one call is {@link worstCaseBackoffMs} = 55.5 s (full jitter: half of that on average), which fits a
+ * reconcile step's Lambda timeout.
  */
 export const EKS_RETRY_BUDGET: RetryBudget = {
-  maxAttempts: 8,
+  maxAttempts: 10,
   baseDelayMs: 100,
   throttlingBaseDelayMs: 500,
-  maxDelayMs: 20_000,
+  maxDelayMs: 10_000,
   quota: 500,
   retryCost: 10,
   throttlingRetryCost: 5,

@@ -1,0 +1,226 @@
+/**
+ * What the provider refuses to send, and the request it builds for each operation: one call per
+ * operation, the operation's token on the wire, and deployment defaults where the spec is silent.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PermanentError } from '../../lambdas/core/errors.js';
+import { OWNER_TAG } from '../../lambdas/core/ownership.js';
+import type { MutatingOperation } from '../../lambdas/core/plan/types.js';
+import {
+  amiTypeFor,
+  defaultsFromEnv,
+  type EksProvider,
+  ProviderRefusedError,
+} from '../../lambdas/provider/index.js';
+import {
+  clusterVersionOp,
+  createClusterOp,
+  createNodegroupOp,
+  nodegroupVersionOp,
+  ref,
+  scalingOp,
+} from './support/fixtures.js';
+import { providerFor, REGION } from './support/servers.js';
+
+interface Seen {
+  method: string;
+  path: string;
+  body: Record<string, unknown>;
+}
+
+/** Records each request and answers with a minimal valid body for the path. */
+async function startRecorder(): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const reply = (req: IncomingMessage) =>
+    req.url?.includes('/update')
+      ? { update: { id: 'u-1', status: 'InProgress' } }
+      : {
+          cluster: { arn: 'arn:x', status: 'CREATING' },
+          nodegroup: { nodegroupArn: 'arn:y', status: 'CREATING' },
+        };
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        path: decodeURIComponent(req.url ?? ''),
+        body: text ? JSON.parse(text) : {},
+      });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply(req)));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+const ACCOUNT = '000000000000';
+const base = { clusterName: ref.clusterName, region: REGION };
+
+describe('the provider sends one call per operation', () => {
+  let rec: Awaited<ReturnType<typeof startRecorder>>;
+  let provider: EksProvider;
+  beforeAll(async () => {
+    rec = await startRecorder();
+    provider = providerFor(rec.url, {
+      defaults: {
+        clusterRoleArn: 'arn:aws:iam::000000000000:role/default',
+        subnetIds: ['subnet-d1', 'subnet-d2'],
+        nodeRoleArn: 'arn:aws:iam::000000000000:role/node',
+      },
+    });
+  });
+  afterAll(async () => {
+    provider.clients.destroy();
+    await rec.close();
+  });
+  beforeEach(() => {
+    rec.seen.length = 0;
+  });
+
+  // Operation, expected method and path, and what the body must carry.
+  const cases: [MutatingOperation, string, string, Record<string, unknown>][] = [
+    [
+      createClusterOp(ACCOUNT),
+      'POST',
+      '/clusters',
+      {
+        name: 'conformance',
+        version: '1.30',
+        clientRequestToken: createClusterOp(ACCOUNT).clientRequestToken,
+      },
+    ],
+    [
+      createNodegroupOp(ACCOUNT),
+      'POST',
+      '/clusters/conformance/node-groups',
+      {
+        instanceTypes: ['m5.large'],
+        capacityType: 'SPOT',
+        amiType: 'AL2023_x86_64_STANDARD',
+        clientRequestToken: createNodegroupOp(ACCOUNT).clientRequestToken,
+      },
+    ],
+    [
+      clusterVersionOp('1.30', '1.31'),
+      'POST',
+      '/clusters/conformance/updates',
+      { version: '1.31', clientRequestToken: clusterVersionOp('1.30', '1.31').clientRequestToken },
+    ],
+    [
+      nodegroupVersionOp('1.30', '1.31'),
+      'POST',
+      '/clusters/conformance/node-groups/cloudorch-m5-large-od-abc123/update-version',
+      { version: '1.31' },
+    ],
+    [
+      scalingOp(3),
+      'POST',
+      '/clusters/conformance/node-groups/cloudorch-m5-large-od-abc123/update-config',
+      { scalingConfig: { desiredSize: 3 }, clientRequestToken: scalingOp(3).clientRequestToken },
+    ],
+    [
+      { kind: 'TagResource', ...base, resourceArn: 'arn:aws:eks:us-east-1:0:cluster/c', tags: { a: 'b' } },
+      'POST',
+      '/tags/arn:aws:eks:us-east-1:0:cluster/c',
+      { tags: { a: 'b' } },
+    ],
+    [
+      {
+        kind: 'UntagResource',
+        ...base,
+        resourceArn: 'arn:aws:eks:us-east-1:0:cluster/c',
+        tagKeys: ['a', 'b'],
+      },
+      'DELETE',
+      '/tags/arn:aws:eks:us-east-1:0:cluster/c?tagKeys=a&tagKeys=b',
+      {},
+    ],
+    [
+      { kind: 'DeleteNodegroup', ...base, nodegroupName: 'ng' },
+      'DELETE',
+      '/clusters/conformance/node-groups/ng',
+      {},
+    ],
+    [{ kind: 'DeleteCluster', ...base }, 'DELETE', '/clusters/conformance', {}],
+  ];
+
+  it.each(cases.map((c) => [c[0].kind, ...c] as const))('%s -> %s %s', async (_, op, method, path, body) => {
+    await provider.apply(op);
+    expect(rec.seen).toHaveLength(1);
+    expect(rec.seen[0]).toMatchObject({ method, path, body });
+  });
+
+  it('CreateCluster falls back to deployment defaults for role and subnets', async () => {
+    await provider.apply({ ...createClusterOp(ACCOUNT), roleArn: undefined, subnetIds: [] });
+    expect(rec.seen[0]?.body).toMatchObject({
+      roleArn: 'arn:aws:iam::000000000000:role/default',
+      resourcesVpcConfig: { subnetIds: ['subnet-d1', 'subnet-d2'] },
+    });
+  });
+
+  const refused: [string, MutatingOperation][] = [
+    ['a create without the ownership tag', { ...createClusterOp(ACCOUNT), tags: { team: 'x' } }],
+    ['a no-op cluster version update', clusterVersionOp('1.31', '1.31')],
+    ['a no-op node group version update', nodegroupVersionOp('1.31', '1.31')],
+    ['an empty scaling update', { ...scalingOp(3), scaling: {} }],
+    ['a scaling update to the current values', { ...scalingOp(2) }],
+    ['an empty tag request', { kind: 'TagResource', ...base, resourceArn: 'arn:x', tags: {} }],
+    ['an empty untag request', { kind: 'UntagResource', ...base, resourceArn: 'arn:x', tagKeys: [] }],
+    [
+      'an operation kind the provider does not implement',
+      { kind: 'UpdateClusterConfig', ...base } as unknown as MutatingOperation,
+    ],
+  ];
+
+  it.each(refused)('refuses %s without calling EKS', async (_, op) => {
+    const err = await provider.apply(op).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderRefusedError);
+    expect(err).toBeInstanceOf(PermanentError);
+    expect(rec.seen).toHaveLength(0);
+  });
+
+  it('refuses a create with no role or too few subnets anywhere', async () => {
+    const bare = providerFor(rec.url);
+    for (const op of [
+      { ...createClusterOp(ACCOUNT), roleArn: undefined },
+      { ...createClusterOp(ACCOUNT), subnetIds: ['only-one'] },
+      { ...createNodegroupOp(ACCOUNT), nodeRoleArn: undefined },
+    ]) {
+      await expect(bare.apply(op)).rejects.toBeInstanceOf(ProviderRefusedError);
+    }
+    bare.clients.destroy();
+    expect(rec.seen).toHaveLength(0);
+    expect(createClusterOp(ACCOUNT).tags[OWNER_TAG]).toBeDefined();
+  });
+});
+
+describe('request details', () => {
+  it.each([
+    ['m5.large', 'AL2023_x86_64_STANDARD'],
+    ['t3.medium', 'AL2023_x86_64_STANDARD'],
+    ['m7g.large', 'AL2023_ARM_64_STANDARD'],
+    ['t4g.medium', 'AL2023_ARM_64_STANDARD'],
+    ['c6gn.xlarge', 'AL2023_ARM_64_STANDARD'],
+    ['g4dn.xlarge', 'AL2023_x86_64_NVIDIA'],
+  ])('instance type %s runs AMI type %s', (instanceType, ami) => {
+    expect(amiTypeFor(instanceType)).toBe(ami);
+  });
+
+  it('reads deployment defaults from the environment, and only what is set', () => {
+    expect(defaultsFromEnv({})).toEqual({});
+    expect(
+      defaultsFromEnv({
+        CLOUDORCH_CLUSTER_ROLE_ARN: 'arn:c',
+        CLOUDORCH_NODE_ROLE_ARN: 'arn:n',
+        CLOUDORCH_SUBNET_IDS: 'subnet-1, subnet-2',
+        CLOUDORCH_SECURITY_GROUP_IDS: '',
+      }),
+    ).toEqual({ clusterRoleArn: 'arn:c', nodeRoleArn: 'arn:n', subnetIds: ['subnet-1', 'subnet-2'] });
+  });
+});
