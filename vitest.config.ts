@@ -8,6 +8,8 @@ export default defineConfig({
     // Two cores: servers started by suites (simulator, stores, moto) must not starve each other.
     maxWorkers: 2,
     reporters: ['default'],
+    // Handlers log and emit EMF to stdout in Lambda; tests read metrics through sinks instead.
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
     // Builds the policy WASM bundle if it is missing or stale (policy tests load the real bundle).
     globalSetup: ['test/policy/global-setup.ts'],
   },

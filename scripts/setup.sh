@@ -2,6 +2,8 @@
 # Installs everything CloudOrch needs, pinned, and puts it on PATH. Source it: `. scripts/setup.sh`.
 # Tools land in a per-version folder under the user's cache directory so that fresh clones reuse
 # what an earlier run built; node_modules is per clone (npm ci is fast from npm's own cache).
+# Strict mode while installing; the caller's shell options are restored at the end (this file is sourced).
+_cloudorch_saved_opts=$(set +o)
 set -euo pipefail
 
 NODE_VERSION=24.22.3
@@ -97,3 +99,5 @@ ensure_java
 export PATH="$ROOT/node_modules/.bin:$PATH"
 export CLOUDORCH_CACHE="$CACHE"
 export NODE_NO_WARNINGS=1
+eval "$_cloudorch_saved_opts"
+unset _cloudorch_saved_opts
