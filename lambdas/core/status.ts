@@ -269,7 +269,13 @@ export function applyOutcome(
     ...(ctx.observed ? { observed: ctx.observed } : {}),
     ...(ctx.estimatedMonthlyCost !== undefined ? { estimatedMonthlyCost: ctx.estimatedMonthlyCost } : {}),
     ...(ctx.plan ? { lastPlan: ctx.plan } : {}),
-    ...(ctx.drift && ctx.drift.length > 0 ? { lastDrift: ctx.drift } : {}),
+    // The last drift found, as detected (not shrinking while it is corrected). Differences while
+    // converging a new spec are pending work, not drift.
+    ...(drift?.status === 'True' &&
+    ctx.drift &&
+    getCondition(prev?.conditions ?? [], ConditionType.Drifted)?.status !== 'True'
+      ? { lastDrift: ctx.drift }
+      : {}),
     ...(outcome.kind === 'PolicyDenied'
       ? { violations: outcome.violations }
       : outcome.kind === 'Converged'

@@ -13,7 +13,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { PlanDefaults } from '../core/plan/types.js';
-import { getPolicyEngine } from '../policy/index.js';
+import { getPolicyEngine, type PolicyEngine } from '../policy/index.js';
 import { EksProvider } from '../provider/eks-provider.js';
 import { DynamoDesiredStateStore } from '../store/dynamo-store.js';
 import {
@@ -61,10 +61,10 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
 }
 
 /** The policy engine as the pipeline sees it: always an answer, degraded when no bundle is loaded. */
-export function engineEvaluator(): PolicyEvaluator {
+export function engineEvaluator(engine: () => PolicyEngine = getPolicyEngine): PolicyEvaluator {
   return {
     async evaluate(input) {
-      const d = await getPolicyEngine().decide(input);
+      const d = await engine().decide(input);
       return { allow: d.allow, violations: d.violations, degraded: d.bundleVersion === null };
     },
   };

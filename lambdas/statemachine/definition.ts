@@ -3,10 +3,12 @@
  * `definitionString()` with `definitionSubstitutions` for the function ARNs) and for local runs
  * (which substitute local ARNs into the very same string). Nothing else writes ASL.
  *
- * Acquire lease -> Observe -> Plan -> PolicyCheck -> Decide:
+ * Acquire lease (waiting a bounded number of times if another execution holds it) -> Observe -> Plan
+ * -> PolicyCheck -> Decide:
  *   apply   -> ApplyStep -> RecordProgress -> loop check -> Wait -> Observe (fresh state each loop)
  *   wait    -> loop check -> Wait -> Observe
- *   else    -> WriteStatus (converged, denied, invalid, impossible, deleted) -> ReleaseLease -> Done
+ *   else    -> WriteStatus (converged, denied, invalid, impossible, deleted) -> ReleaseLease -> Done,
+ *              unless the spec changed meanwhile: then loop again with the newest generation
  * Every Task: TransientError retried with exponential backoff and full jitter, PermanentError
  * retried once; any error caught -> ClassifyError -> WriteFailure -> ReleaseLease -> Failed.
  * The loop cap hands a long convergence over to the next sweep instead of running forever.
@@ -30,9 +32,15 @@ export interface DefinitionOptions {
   readonly pollSeconds: number;
   /** Loops per execution before handing over to the next sweep. */
   readonly maxLoops: number;
+  /** Times an execution waits for another one's lease before leaving the cluster to it. */
+  readonly maxLeaseWaits: number;
 }
 
-export const DEFAULT_DEFINITION_OPTIONS: DefinitionOptions = { pollSeconds: 30, maxLoops: 120 };
+export const DEFAULT_DEFINITION_OPTIONS: DefinitionOptions = {
+  pollSeconds: 30,
+  maxLoops: 120,
+  maxLeaseWaits: 10,
+};
 
 /** Errors the Lambda service itself raises for a transient failure of the invocation. */
 const LAMBDA_TRANSIENT = [
@@ -77,7 +85,13 @@ export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPT
     States: {
       Init: {
         Type: 'Pass',
-        Parameters: { 'id.$': '$.id', 'trigger.$': '$.trigger', 'owner.$': '$$.Execution.Name', loop: 0 },
+        Parameters: {
+          'id.$': '$.id',
+          'trigger.$': '$.trigger',
+          'owner.$': '$$.Execution.Name',
+          loop: 0,
+          leaseWaits: 0,
+        },
         Next: 'AcquireLease',
       },
       AcquireLease: task('lease', 'LeaseAcquired', {
@@ -87,10 +101,33 @@ export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPT
       }),
       LeaseAcquired: {
         Type: 'Choice',
-        Choices: [{ Variable: '$.lease.acquired', BooleanEquals: false, Next: 'AlreadyReconciling' }],
+        Choices: [
+          {
+            And: [
+              { Variable: '$.lease.acquired', BooleanEquals: false },
+              { Variable: '$.leaseWaits', NumericLessThan: opts.maxLeaseWaits },
+            ],
+            Next: 'WaitForLease',
+          },
+          { Variable: '$.lease.acquired', BooleanEquals: false, Next: 'AlreadyReconciling' },
+        ],
         Default: 'Observe',
       },
-      AlreadyReconciling: { Type: 'Succeed', Comment: 'Another execution holds the lease for this cluster' },
+      // A trigger that finds the cluster busy waits for the lease, so a change made while another
+      // execution is finishing is never left behind.
+      WaitForLease: { Type: 'Wait', Seconds: opts.pollSeconds, Next: 'NextLeaseWait' },
+      NextLeaseWait: {
+        Type: 'Pass',
+        Parameters: {
+          'id.$': '$.id',
+          'trigger.$': '$.trigger',
+          'owner.$': '$.owner',
+          loop: 0,
+          'leaseWaits.$': 'States.MathAdd($.leaseWaits, 1)',
+        },
+        Next: 'AcquireLease',
+      },
+      AlreadyReconciling: { Type: 'Succeed', Comment: 'Another execution kept the lease for this cluster' },
       Observe: task('observe', 'Plan', { ResultPath: '$.observed' }),
       Plan: task('plan', 'PolicyCheck', { ResultPath: '$.plan' }),
       PolicyCheck: task('policy', 'Decide', { ResultPath: '$.policy' }),
@@ -136,7 +173,13 @@ export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPT
         },
         ResultPath: '$.written',
       }),
-      WriteStatus: task('writeStatus', 'ReleaseLease', { ResultPath: '$.written' }),
+      WriteStatus: task('writeStatus', 'NewerGeneration', { ResultPath: '$.written' }),
+      // A spec written while this execution worked is picked up before the lease is released.
+      NewerGeneration: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.written.newerGeneration', BooleanEquals: true, Next: 'LoopCheck' }],
+        Default: 'ReleaseLease',
+      },
       ReleaseLease: task('lease', 'Done', {
         Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
         ResultPath: '$.lease',

@@ -6,6 +6,7 @@
  */
 import { NotFoundError } from '../../core/errors.js';
 import { describeOperation } from '../../core/plan/plan.js';
+import { applyOutcome } from '../../core/status.js';
 import { LeaseLostError, RecordNotFoundError } from '../../store/errors.js';
 import type { ApplyStepResult, ExecutionState } from '../contracts.js';
 import { deps } from '../deps.js';
@@ -24,17 +25,23 @@ export async function applyStep(state: ExecutionState): Promise<ApplyStepResult>
   if (record.generation !== state.observed?.generation)
     return { operation: op.kind, description, skipped: true };
 
-  if (record.status) {
-    await store.writeStatus(state.id, state.owner, {
-      status: record.status,
-      intent: {
-        operation: op.kind,
-        ...('clientRequestToken' in op ? { clientRequestToken: op.clientRequestToken } : {}),
-        generation: record.generation,
-        at: now().toISOString(),
-      },
-    });
-  }
+  // Intent first: what is about to be called, under which token, is on record before the call.
+  const at = now();
+  await store.writeStatus(state.id, state.owner, {
+    status:
+      record.status ??
+      applyOutcome(
+        undefined,
+        { kind: 'Progressing', operation: description },
+        { generation: record.generation, now: at },
+      ),
+    intent: {
+      operation: op.kind,
+      ...('clientRequestToken' in op ? { clientRequestToken: op.clientRequestToken } : {}),
+      generation: record.generation,
+      at: at.toISOString(),
+    },
+  });
   try {
     const r = await provider.apply(op);
     emit(METRIC.ApplyOperations, 1, { Operation: op.kind });

@@ -72,7 +72,9 @@ function trackedAfter(
   return base.slice(-4);
 }
 
-export async function writeStatusStep(state: ExecutionState): Promise<{ written: string }> {
+export async function writeStatusStep(
+  state: ExecutionState,
+): Promise<{ written: string; newerGeneration?: boolean }> {
   const { store, now } = deps();
   const at = now();
   const record = await store.get(state.id);
@@ -119,5 +121,11 @@ export async function writeStatusStep(state: ExecutionState): Promise<{ written:
     await store.release(state.id, state.owner);
     return { written: 'released' };
   }
-  return { written: outcome.kind };
+  // The record may hold a newer spec than the one this execution observed.
+  return {
+    written: outcome.kind,
+    newerGeneration:
+      record.generation !== generation ||
+      (record.deletionRequestedAt !== undefined) !== (state.observed?.deletionRequested ?? false),
+  };
 }
