@@ -39,8 +39,6 @@ beforeEach(async () => {
   await h.admin.reset();
 });
 
-const send = <T>(cmd: Parameters<typeof h.eks.send>[0]) => h.eks.send(cmd) as Promise<T>;
-
 describe('create validation', () => {
   it.each([
     ['an unsupported version', { version: '1.20' }, /^unsupported Kubernetes version 1\.20$/],
@@ -58,7 +56,7 @@ describe('create validation', () => {
     ],
   ])('CreateCluster with %s: 400 InvalidParameterException', async (_, over, message) => {
     await expectEksError(
-      send(new CreateClusterCommand(clusterInput(over))),
+      h.eks.send(new CreateClusterCommand(clusterInput(over))),
       400,
       'InvalidParameterException',
       message,
@@ -66,9 +64,9 @@ describe('create validation', () => {
   });
 
   it('a cluster name already taken: 409 ResourceInUseException', async () => {
-    await send(new CreateClusterCommand(clusterInput()));
+    await h.eks.send(new CreateClusterCommand(clusterInput()));
     await expectEksError(
-      send(new CreateClusterCommand(clusterInput())),
+      h.eks.send(new CreateClusterCommand(clusterInput())),
       409,
       'ResourceInUseException',
       'Cluster already exists with name: c',
@@ -77,9 +75,9 @@ describe('create validation', () => {
 
   it('a node group name already taken: 409 ResourceInUseException', async () => {
     await activeCluster(h);
-    await send(new CreateNodegroupCommand(nodegroupInput()));
+    await h.eks.send(new CreateNodegroupCommand(nodegroupInput()));
     await expectEksError(
-      send(new CreateNodegroupCommand(nodegroupInput({ instanceTypes: ['m5.large'] }))),
+      h.eks.send(new CreateNodegroupCommand(nodegroupInput({ instanceTypes: ['m5.large'] }))),
       409,
       'ResourceInUseException',
       'NodeGroup already exists with name ng and cluster name c',
@@ -87,9 +85,9 @@ describe('create validation', () => {
   });
 
   it('a node group on a cluster that is not ACTIVE: 400 InvalidRequestException', async () => {
-    await send(new CreateClusterCommand(clusterInput()));
+    await h.eks.send(new CreateClusterCommand(clusterInput()));
     await expectEksError(
-      send(new CreateNodegroupCommand(nodegroupInput())),
+      h.eks.send(new CreateNodegroupCommand(nodegroupInput())),
       400,
       'InvalidRequestException',
       "Cluster 'c' is not in ACTIVE status",
@@ -99,7 +97,7 @@ describe('create validation', () => {
   it('a node group at another version than the control plane: 400 InvalidParameterException', async () => {
     await activeCluster(h);
     await expectEksError(
-      send(new CreateNodegroupCommand(nodegroupInput({ version: '1.31' }))),
+      h.eks.send(new CreateNodegroupCommand(nodegroupInput({ version: '1.31' }))),
       400,
       'InvalidParameterException',
       /Allowed version is 1\.30/,
@@ -120,7 +118,7 @@ describe('create validation', () => {
   ])('a node group with %s: 400 InvalidParameterException', async (_, scalingConfig, message) => {
     await activeCluster(h);
     await expectEksError(
-      send(new CreateNodegroupCommand(nodegroupInput({ scalingConfig }))),
+      h.eks.send(new CreateNodegroupCommand(nodegroupInput({ scalingConfig }))),
       400,
       'InvalidParameterException',
       message,
@@ -130,9 +128,9 @@ describe('create validation', () => {
   it('the 31st node group of a cluster: 400 ResourceLimitExceededException', async () => {
     await activeCluster(h);
     for (let i = 0; i < 30; i++)
-      await send(new CreateNodegroupCommand(nodegroupInput({ nodegroupName: `ng${i}` })));
+      await h.eks.send(new CreateNodegroupCommand(nodegroupInput({ nodegroupName: `ng${i}` })));
     await expectEksError(
-      send(new CreateNodegroupCommand(nodegroupInput({ nodegroupName: 'ng30' }))),
+      h.eks.send(new CreateNodegroupCommand(nodegroupInput({ nodegroupName: 'ng30' }))),
       400,
       'ResourceLimitExceededException',
     );
@@ -147,7 +145,7 @@ describe('control-plane versions', () => {
   ])('%s: 400 InvalidParameterException', async (_, version) => {
     await activeCluster(h);
     await expectEksError(
-      send(new UpdateClusterVersionCommand({ name: 'c', version })),
+      h.eks.send(new UpdateClusterVersionCommand({ name: 'c', version })),
       400,
       'InvalidParameterException',
       `Unsupported Kubernetes minor version update from 1.30 to ${version}`,
@@ -159,7 +157,7 @@ describe('control-plane versions', () => {
     await activeNodegroup(h);
     await h.admin.driftCluster('c', { version: '1.31' });
     await expectEksError(
-      send(new UpdateClusterVersionCommand({ name: 'c', version: '1.32' })),
+      h.eks.send(new UpdateClusterVersionCommand({ name: 'c', version: '1.32' })),
       400,
       'InvalidParameterException',
       'Nodegroups ng must be updated to match cluster version 1.31 before updating cluster version',
@@ -167,9 +165,9 @@ describe('control-plane versions', () => {
   });
 
   it('an update before the cluster is ACTIVE: 400 InvalidRequestException', async () => {
-    await send(new CreateClusterCommand(clusterInput()));
+    await h.eks.send(new CreateClusterCommand(clusterInput()));
     await expectEksError(
-      send(new UpdateClusterVersionCommand({ name: 'c', version: '1.31' })),
+      h.eks.send(new UpdateClusterVersionCommand({ name: 'c', version: '1.31' })),
       400,
       'InvalidRequestException',
     );
@@ -180,7 +178,7 @@ describe('control-plane versions', () => {
     const first = await h.eks.send(new UpdateClusterVersionCommand({ name: 'c', version: '1.31' }));
     expect((await h.eks.send(new DescribeClusterCommand({ name: 'c' }))).cluster?.status).toBe('ACTIVE');
     await expectEksError(
-      send(new UpdateClusterVersionCommand({ name: 'c', version: '1.31' })),
+      h.eks.send(new UpdateClusterVersionCommand({ name: 'c', version: '1.31' })),
       409,
       'ResourceInUseException',
       `Cannot VersionUpdate because cluster c currently has update ${first.update?.id} in progress`,
@@ -200,7 +198,7 @@ describe('node group updates', () => {
     ['the current version (a no-op)', '1.30', /already at version 1\.30/],
   ])('UpdateNodegroupVersion %s: 400 InvalidParameterException', async (_, version, message) => {
     await expectEksError(
-      send(new UpdateNodegroupVersionCommand({ clusterName: 'c', nodegroupName: 'ng', version })),
+      h.eks.send(new UpdateNodegroupVersionCommand({ clusterName: 'c', nodegroupName: 'ng', version })),
       400,
       'InvalidParameterException',
       message,
@@ -276,14 +274,14 @@ describe('deletion and missing resources', () => {
     await activeCluster(h);
     await activeNodegroup(h);
     await expectEksError(
-      send(new DeleteClusterCommand({ name: 'c' })),
+      h.eks.send(new DeleteClusterCommand({ name: 'c' })),
       409,
       'ResourceInUseException',
       'Cluster has nodegroups attached',
     );
     await h.eks.send(new DeleteNodegroupCommand({ clusterName: 'c', nodegroupName: 'ng' }));
     await expectEksError(
-      send(new DeleteClusterCommand({ name: 'c' })),
+      h.eks.send(new DeleteClusterCommand({ name: 'c' })),
       409,
       'ResourceInUseException',
       'Cluster has nodegroups attached',
@@ -292,21 +290,25 @@ describe('deletion and missing resources', () => {
 
   it('missing cluster, node group and update: 404 ResourceNotFoundException', async () => {
     await expectEksError(
-      send(new DescribeClusterCommand({ name: 'x' })),
+      h.eks.send(new DescribeClusterCommand({ name: 'x' })),
       404,
       'ResourceNotFoundException',
       'No cluster found for name: x.',
     );
-    await expectEksError(send(new DeleteClusterCommand({ name: 'x' })), 404, 'ResourceNotFoundException');
+    await expectEksError(
+      h.eks.send(new DeleteClusterCommand({ name: 'x' })),
+      404,
+      'ResourceNotFoundException',
+    );
     await activeCluster(h);
     await expectEksError(
-      send(new DescribeNodegroupCommand({ clusterName: 'c', nodegroupName: 'x' })),
+      h.eks.send(new DescribeNodegroupCommand({ clusterName: 'c', nodegroupName: 'x' })),
       404,
       'ResourceNotFoundException',
       'No node group found for name: x.',
     );
     await expectEksError(
-      send(new DescribeUpdateCommand({ name: 'c', updateId: 'nope' })),
+      h.eks.send(new DescribeUpdateCommand({ name: 'c', updateId: 'nope' })),
       404,
       'ResourceNotFoundException',
     );
@@ -326,7 +328,7 @@ describe('tagging uses its own error types', () => {
       'NotFoundException',
     );
     await expectEksError(
-      send(new TagResourceCommand({ resourceArn: 'not-an-arn', tags: { a: 'b' } })),
+      h.eks.send(new TagResourceCommand({ resourceArn: 'not-an-arn', tags: { a: 'b' } })),
       400,
       'BadRequestException',
     );
@@ -357,7 +359,7 @@ describe('idempotency tokens', () => {
     const b = await h.eks.send(new UpdateClusterVersionCommand(input));
     expect(b.update?.id).toBe(a.update?.id);
     await expectEksError(
-      send(new UpdateClusterVersionCommand({ ...input, version: '1.32' })),
+      h.eks.send(new UpdateClusterVersionCommand({ ...input, version: '1.32' })),
       400,
       'InvalidParameterException',
       /already used with different parameters/,
