@@ -254,7 +254,7 @@ describe('node group updates', () => {
       }),
     );
     await expectEksError(
-      send(
+      h.eks.send(
         new UpdateNodegroupVersionCommand({
           clusterName: 'c',
           nodegroupName: 'ng',
@@ -318,7 +318,7 @@ describe('deletion and missing resources', () => {
 describe('tagging uses its own error types', () => {
   it('an unknown ARN: 404 NotFoundException; a malformed one: 400 BadRequestException', async () => {
     await expectEksError(
-      send(
+      h.eks.send(
         new TagResourceCommand({
           resourceArn: 'arn:aws:eks:us-east-1:000000000000:cluster/none',
           tags: { a: 'b' },
