@@ -217,7 +217,9 @@ export function definitionString(opts: DefinitionOptions = DEFAULT_DEFINITION_OP
 export function substitute(definition: string, arns: Readonly<Record<StepFunctionKey, string>>): string {
   let out = definition;
   for (const [key, placeholder] of Object.entries(STEP_FUNCTIONS) as [StepFunctionKey, string][]) {
-    out = out.replaceAll(`\${${placeholder}}`, arns[key]);
+    const arn = arns[key];
+    if (typeof arn !== 'string' || arn === '') throw new Error(`no function ARN for step ${key}`);
+    out = out.replaceAll(`\${${placeholder}}`, arn);
   }
   if (/\$\{[A-Za-z]+\}/.test(out)) throw new Error('definition has an unsubstituted placeholder');
   return out;

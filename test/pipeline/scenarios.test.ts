@@ -421,6 +421,31 @@ describe('pipeline scenarios', () => {
     expect(mutating(await record('not found during deletion'))).toEqual({});
   });
 
+  it('deletion that cannot finish -> DeletionStuck with a hint and a metric, no endless calls', async () => {
+    const id = 'team/stuck';
+    await applyAndSettle(h, id, spec('stuck'));
+    const ng = (await describeCluster('stuck'))!.nodegroups[0]!.nodegroupName!;
+    // A node group EKS failed to delete (e.g. a security group still in use) needs a human.
+    await sim().driftNodegroup('stuck', ng, { status: 'DELETE_FAILED' });
+    await sim().resetCalls();
+    await h.cp.store.requestDeletion(id);
+    await h.cp.settle();
+    for (let i = 0; i < 2; i++) {
+      await h.cp.sweepNow();
+      await h.cp.settle();
+    }
+    const st = await statusOf(h, id);
+    expect(condition(st, 'Ready')).toMatchObject({ status: 'False', reason: 'DeletionStuck' });
+    expect(st?.remediation).toMatch(/attempt budget|Check the cluster/);
+    expect(metrics.some((m) => m.name === 'DeletionStuck')).toBe(true);
+    expect((await describeCluster('stuck'))?.cluster.status).toBe('ACTIVE');
+    expect(mutating(await record('deletion stuck'))).toEqual({});
+    // The sweeps backed off: one execution for the request, none for the sweeps that followed.
+    expect(
+      h.cp.sfn.executions().filter((e) => e.name.startsWith('team_stuck') && e.name.includes('-sweep-')),
+    ).toHaveLength(0);
+  });
+
   it('deletionPolicy Retain releases the record and touches nothing in EKS', async () => {
     const id = 'team/retain';
     await applyAndSettle(h, id, spec('retain', { deletionPolicy: 'Retain' }));

@@ -45,7 +45,16 @@ export function outcomeOf(state: ExecutionState): Outcome {
         ? { kind: 'Deleting', operation: plan.waitReason ?? 'waiting for EKS' }
         : { kind: 'Waiting', reason: plan.waitReason ?? 'waiting for EKS' };
     case 'blocked': {
-      if (plan.stuck && observed?.deletionRequested) return { kind: 'DeletionStuck', message: plan.stuck };
+      // Deletion that cannot go on (call budget spent, a DELETE_FAILED group) is stuck, never looped.
+      if (
+        observed?.deletionRequested &&
+        (plan.stuck || plan.impossible.some((i) => i.field === 'deletion'))
+      ) {
+        return {
+          kind: 'DeletionStuck',
+          message: plan.stuck ?? plan.impossible.map((i) => i.reason).join('; '),
+        };
+      }
       if (plan.failedUpdate) {
         return {
           kind: 'Failed',

@@ -31,6 +31,14 @@ function summarize(o: Observation | undefined): ObservedSummary | undefined {
   };
 }
 
+const BLOCKING = new Set<Outcome['kind']>([
+  'Failed',
+  'Impossible',
+  'DeletionStuck',
+  'PolicyDenied',
+  'PolicyEngineDegraded',
+]);
+
 function historyOf(state: ExecutionState, outcome: Outcome, at: string, generation: number): HistoryEntry[] {
   const e = (kind: HistoryEntry['kind'], summary: string): HistoryEntry => ({
     at,
@@ -49,6 +57,9 @@ function historyOf(state: ExecutionState, outcome: Outcome, at: string, generati
   if (state.applied && !state.applied.skipped)
     out.push(e('operation', `${state.applied.operation} ${state.applied.description}`));
   if (state.failure) out.push(e('error', `${state.failure.kind}: ${state.failure.message}`));
+  // Outcomes that need a human count as errors too, so the sweep backs off instead of re-running them.
+  else if (BLOCKING.has(outcome.kind))
+    out.push(e('error', `${outcome.kind}: ${'message' in outcome ? outcome.message : ''}`));
   out.push(e('status', outcome.kind));
   return out;
 }

@@ -1,0 +1,124 @@
+/**
+ * The on-change trigger fed with real DynamoDB stream records, read from AWS's DynamoDB Local,
+ * for every kind of write the store makes: only spec, generation and deletion changes start an
+ * execution; status, lease and release writes never do.
+ */
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { applyOutcome } from '../../lambdas/core/status.js';
+import { DEFAULT_CONFIG, setDeps } from '../../lambdas/handlers/deps.js';
+import { changeOf, onChange } from '../../lambdas/handlers/triggers/on-change.js';
+import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
+import { createTable } from '../../lambdas/store/table.js';
+import { type DynamoServer, dynamoClient, startDynamoDbLocal, streamsClient } from '../store/servers.js';
+import { spec } from './support.js';
+
+let server: DynamoServer;
+beforeAll(async () => {
+  server = await startDynamoDbLocal();
+}, 60_000);
+afterAll(async () => server?.stop());
+
+async function readAll(streamArn: string): Promise<DynamoDBRecord[]> {
+  const streams = streamsClient(server);
+  const out: DynamoDBRecord[] = [];
+  try {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      let { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        }),
+      );
+      for (let page = 0; ShardIterator && page < 50; page++) {
+        const r = await streams.send(new GetRecordsCommand({ ShardIterator }));
+        if (!r.Records?.length) break;
+        out.push(...(r.Records as unknown as DynamoDBRecord[]));
+        ShardIterator = r.NextShardIterator;
+      }
+    }
+  } finally {
+    streams.destroy();
+  }
+  return out;
+}
+
+it('starts executions for spec and deletion changes only, from real stream records', async () => {
+  const client = dynamoClient(server);
+  const { streamArn } = await createTable(client, 'stream-on-change');
+  const store = new DynamoDesiredStateStore({ client, tableName: 'stream-on-change' });
+  const id = 'team/streamed';
+  const owner = 'exec-1';
+
+  await store.applySpec(id, spec('streamed')); // INSERT, generation 1
+  await store.applySpec(id, spec('streamed')); // no-op: no record
+  await store.applySpec(id, spec('streamed', { nodeCount: 5 })); // MODIFY, generation 2
+  await store.acquireLease(id, owner, 60_000); // lease only
+  await store.writeStatus(id, owner, {
+    status: applyOutcome(undefined, { kind: 'Converged' }, { generation: 2, now: new Date() }),
+  });
+  await store.releaseLease(id, owner);
+  await store.requestDeletion(id); // deletion requested
+  await store.acquireLease(id, owner, 60_000);
+  await store.release(id, owner); // REMOVE
+
+  const records = await readAll(streamArn!);
+  expect(records.map((r) => r.eventName)).toEqual([
+    'INSERT',
+    'MODIFY',
+    'MODIFY',
+    'MODIFY',
+    'MODIFY',
+    'MODIFY',
+    'MODIFY',
+    'REMOVE',
+  ]);
+  expect(records.map((r) => changeOf(r)?.trigger ?? '-')).toEqual([
+    'change',
+    'change',
+    '-',
+    '-',
+    '-',
+    'delete',
+    '-',
+    '-',
+  ]);
+
+  const started: string[] = [];
+  const refuse = () => {
+    throw new Error('not used by on-change');
+  };
+  setDeps({
+    store,
+    provider: { observe: refuse, apply: refuse },
+    policy: { evaluate: refuse },
+    executions: {
+      async start(name) {
+        const fresh = !started.includes(name);
+        if (fresh) started.push(name);
+        return { started: fresh };
+      },
+    },
+    now: () => new Date(),
+    config: { ...DEFAULT_CONFIG, defaults: {}, ownRoleArns: [] },
+  });
+  // Lambda delivers a batch; a retried batch delivers the same records again: absorbed by name.
+  const first = await onChange({ Records: records });
+  const again = await onChange({ Records: records });
+  expect(first).toEqual({ started: 3, absorbed: 0, ignored: 5 });
+  expect(again).toEqual({ started: 0, absorbed: 3, ignored: 5 });
+  expect(started.map((n) => n.replace(/^.*-(g\d+-\w+)$/, '$1'))).toEqual([
+    'g1-change',
+    'g2-change',
+    'g2-delete',
+  ]);
+  setDeps(undefined);
+  client.destroy();
+});
