@@ -3,7 +3,9 @@
 # Tools land in a per-version folder under the user's cache directory so that fresh clones reuse
 # what an earlier run built; node_modules is per clone (npm ci is fast from npm's own cache).
 # Strict mode while installing; the caller's shell options are restored at the end (this file is sourced).
-_cloudorch_saved_opts=$(set +o)
+# Read $- directly: a $(...) subshell would report errexit as off and the restore would drop it.
+_cloudorch_flags=$-
+if shopt -qo pipefail; then _cloudorch_pipefail=1; else _cloudorch_pipefail=0; fi
 set -euo pipefail
 
 NODE_VERSION=24.22.3
@@ -99,5 +101,7 @@ ensure_java
 export PATH="$ROOT/node_modules/.bin:$PATH"
 export CLOUDORCH_CACHE="$CACHE"
 export NODE_NO_WARNINGS=1
-eval "$_cloudorch_saved_opts"
-unset _cloudorch_saved_opts
+case $_cloudorch_flags in *e*) ;; *) set +e ;; esac
+case $_cloudorch_flags in *u*) ;; *) set +u ;; esac
+[ "$_cloudorch_pipefail" = 1 ] || set +o pipefail
+unset _cloudorch_flags _cloudorch_pipefail
