@@ -88,11 +88,13 @@ describe('50% throttling', () => {
     }
     // One EKS call per applied operation, however many throttled attempts it took.
     const applied = [...created.applied, ...upgraded.applied, ...deleted.applied];
-    const byKind = (k: string) => applied.filter((op) => op.kind === k).length;
-    expect(calls.CreateCluster?.succeeded).toBe(byKind('CreateCluster'));
-    expect(calls.UpdateClusterVersion?.succeeded).toBe(2);
-    expect(calls.UpdateNodegroupConfig?.succeeded).toBe(byKind('UpdateNodegroupScaling'));
-    expect(calls.DeleteCluster?.succeeded).toBe(1);
+    const eksCall: Record<string, string> = { UpdateNodegroupScaling: 'UpdateNodegroupConfig' };
+    const kinds = [...new Set(applied.map((op) => op.kind))];
+    expect(kinds.length).toBeGreaterThanOrEqual(6);
+    for (const kind of kinds) {
+      const op = eksCall[kind] ?? kind;
+      expect(calls[op]?.succeeded, op).toBe(applied.filter((a) => a.kind === kind).length);
+    }
     // Reads: one DescribeCluster per observation, the rest within the per-observation bound.
     const observations = created.observations + upgraded.observations + deleted.observations;
     // (a cluster already deleted answers DescribeCluster with a 404, counted as rejected)
