@@ -1,58 +1,150 @@
-/** The `cloudorch` command line. */
-import { Command } from 'commander';
-import { describeOperation, estimateSpecCost, isMutating, plan } from '../../lambdas/core/index.js';
-import { loadManifests } from './load.js';
+/**
+ * The `cloudorch` command line, kubectl-like. Exit codes: 0 success (for `plan`: no changes),
+ * 1 error (details on stderr), 2 `plan` found changes.
+ */
+import { Command, Option } from 'commander';
+import { EXIT } from './commands/exit.js';
+import { applyCommand } from './commands/apply.js';
+import { describeCommand } from './commands/describe.js';
+import { getCommand } from './commands/get.js';
+import { deleteCommand, reconcileCommand } from './commands/lifecycle.js';
+import { planCommand } from './commands/plan.js';
+import { simCalls, simDrift, simFaults, simReset } from './commands/sim.js';
+import { output } from './format.js';
+import { resolveTarget, type Target, type TargetOptions } from './target.js';
 
-/** Exit codes, like `terraform plan -detailed-exitcode`. */
-export const EXIT = { ok: 0, error: 1, changes: 2 } as const;
+export { EXIT };
 
-async function planCommand(opts: { file: string[] }): Promise<number> {
-  const { manifests, issues } = await loadManifests(opts.file);
-  if (issues.length > 0) {
-    for (const i of issues) process.stderr.write(`error: ${i.message}\n`);
-    return EXIT.error;
+interface Global extends TargetOptions {
+  color?: boolean;
+}
+
+/** Runs a command against its target and always releases the target's clients. */
+async function withTarget(program: Command, f: (t: Target) => Promise<number>): Promise<void> {
+  const g = program.opts<Global>();
+  const t = await resolveTarget(g);
+  try {
+    process.exitCode = await f(t);
+  } finally {
+    t.close();
   }
-  let changes = false;
-  const now = new Date();
-  for (const m of manifests) {
-    // No provider is wired into this command yet: the preview starts from an account where the
-    // cluster does not exist, and says so.
-    const ops = plan(
-      { id: m.id, spec: m.spec, generation: 1, deletionRequested: false },
-      { cluster: null, nodegroups: [], observedAt: now.toISOString() },
-      {
-        clusterRoleArn: '<deployment default role>',
-        subnetIds: ['<deployment default subnets>', '<deployment default subnets>'],
-      },
-    );
-    const cost = estimateSpecCost(m.spec, now);
-    process.stdout.write(
-      `${m.id} (${m.spec.clusterName}, ${m.spec.region}) — preview from an account without this cluster\n`,
-    );
-    ops.forEach((op, i) => {
-      process.stdout.write(`  ${i + 1}. ${describeOperation(op)}\n`);
-    });
-    process.stdout.write(
-      `  estimated cost: $${cost.monthlyCost.toFixed(2)}/month (control plane $${cost.controlPlane.toFixed(2)}, nodes $${cost.nodes.toFixed(2)})\n`,
-    );
-    if (ops.some(isMutating)) changes = true;
-  }
-  return changes ? EXIT.changes : EXIT.ok;
 }
 
 export function buildProgram(): Command {
   const program = new Command('cloudorch')
-    .description('Keep EKS clusters converged on declared desired state')
+    .description('Keep EKS clusters converged on declared desired state.\n\nTargets a running `cloudorch dev` by default, or a deployed stack with --table and --region.\nExit codes: 0 success (plan: no changes), 1 error, 2 plan found changes.')
+    .option('--region <region>', 'AWS region of a deployed stack')
+    .option('--table <name>', 'desired-state table of a deployed stack (stack output TableName)')
+    .option('--state-machine-arn <arn>', 'Reconcile state machine of a deployed stack (stack output StateMachineArn)')
+    .option('--profile <name>', 'AWS profile to use')
+    .option('--no-color', 'never color the output')
     .exitOverride();
+  const o = () => output(program.opts<Global>());
+
+  program
+    .command('dev')
+    .description('run the whole control plane on this machine: store, EKS simulator, state machine, sweep, dashboard')
+    .option('--demo', 'apply the examples, show convergence and a drift being corrected, then exit')
+    .option('--data-dir <dir>', 'keep the store in this folder across restarts')
+    .option('--port <port>', 'dashboard port (0: any free port)', '8787')
+    .option('--sweep-interval <seconds>', 'seconds between sweeps', '5')
+    .option('--speed <factor>', 'EKS simulator speed factor', '600')
+    .option('--wait-scale <factor>', 'factor on the state machine waits', '0.02')
+    .action(async (opts: { demo?: boolean; dataDir?: string; port: string; sweepInterval: string; speed: string; waitScale: string }) => {
+      const { startDev } = await import('../dev/dev.js');
+      const out = o();
+      const dev = await startDev({
+        ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+        port: Number(opts.port),
+        sweepIntervalMs: Number(opts.sweepInterval) * 1000,
+        speed: Number(opts.speed),
+        waitScale: Number(opts.waitScale),
+        log: (l) => out.out(l),
+      });
+      if (opts.demo) {
+        const { runDemo } = await import('../dev/demo.js');
+        try {
+          process.exitCode = await runDemo(dev, (l) => out.out(l));
+        } finally {
+          await dev.stop();
+        }
+        return;
+      }
+      out.out('press Ctrl-C to stop');
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          out.out('\nstopping...');
+          dev.stop().then(resolve, resolve);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      out.out('stopped');
+    });
+
+  program
+    .command('apply')
+    .description('create or update CloudClusters from manifests (YAML or JSON, several documents per file)')
+    .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
+    .action((opts: { file: string[] }) => withTarget(program, (t) => applyCommand(t, o(), opts.file)));
+
+  program
+    .command('get [name]')
+    .description('list CloudClusters with their status')
+    .addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table'))
+    .option('-w, --watch', 'keep printing changes')
+    .action((name: string | undefined, opts: { output: string; watch?: boolean }) => withTarget(program, (t) => getCommand(t, o(), name, opts)));
+
+  program
+    .command('describe <name>')
+    .description('conditions with reasons and hints, observed state, last plan, policy decision, history')
+    .action((name: string) => withTarget(program, (t) => describeCommand(t, o(), name)));
+
   program
     .command('plan')
-    .description(
-      'Preview the operations for CloudCluster manifests without changing anything (exit 0: no changes, 2: changes, 1: error)',
-    )
-    .requiredOption('-f, --file <path...>', 'manifest files or folders, or - for standard input')
-    .action(async (opts: { file: string[] }) => {
-      process.exitCode = await planCommand(opts);
-    });
+    .description('preview the operations, cost delta and policy verdict without changing anything (exit 0: no changes, 2: changes, 1: error)')
+    .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
+    .action((opts: { file: string[] }) => withTarget(program, (t) => planCommand(t, o(), opts.file)));
+
+  program
+    .command('delete <name>')
+    .description('request deletion (node groups, then the cluster, with deletionPolicy Delete; Retain keeps the cluster)')
+    .action((name: string) => withTarget(program, (t) => deleteCommand(t, o(), name)));
+
+  program
+    .command('reconcile <name>')
+    .description('reconcile one CloudCluster now')
+    .action((name: string) => withTarget(program, (t) => reconcileCommand(t, o(), name)));
+
+  const sim = program.command('sim').description('change the EKS simulator behind CloudOrch\'s back (cloudorch dev only)');
+  sim
+    .command('drift <clusterName>')
+    .description('change a cluster out of band')
+    .option('--region <region>', 'region of the cluster', 'us-east-1')
+    .option('--nodes <n>', 'set the node group\'s desired size')
+    .option('--tag <key=value...>', 'set cluster tags')
+    .option('--status <status>', 'force the cluster status')
+    .action((clusterName: string, opts: { region: string; nodes?: string; tag?: string[]; status?: string }) =>
+      withTarget(program, (t) => simDrift(t, o(), clusterName, opts.region, opts)),
+    );
+  sim
+    .command('faults')
+    .description('inject throttling, server errors or latency per EKS operation')
+    .option('--op <operation...>', 'operations (default: all)')
+    .option('--throttle <fraction>', 'fraction of calls answered 429')
+    .option('--errors <fraction>', 'fraction of calls answered 5xx')
+    .option('--latency <ms>', 'added latency')
+    .option('--clear', 'remove all faults')
+    .action((opts: { op?: string[]; throttle?: string; errors?: string; latency?: string; clear?: boolean }) => withTarget(program, (t) => simFaults(t, o(), opts)));
+  sim
+    .command('reset')
+    .description('forget every simulated cluster')
+    .action(() => withTarget(program, (t) => simReset(t, o())));
+  sim
+    .command('calls')
+    .description('EKS API calls received, per operation')
+    .action(() => withTarget(program, (t) => simCalls(t, o())));
+
   return program;
 }
 
@@ -60,10 +152,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await buildProgram().parseAsync([...argv]);
   } catch (err) {
-    const e = err as { code?: string; exitCode?: number; message?: string };
+    const e = err as { code?: string; message?: string };
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
-      process.exitCode =
-        e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : EXIT.error;
+      process.exitCode = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT.ok : EXIT.error;
       return;
     }
     process.stderr.write(`error: ${e.message ?? String(err)}\n`);

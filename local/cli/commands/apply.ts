@@ -1,0 +1,32 @@
+/** `cloudorch apply -f`: validate every document first; write nothing unless all are valid. */
+import { DeletionInProgressError } from '../../../lambdas/store/errors.js';
+import type { Output } from '../format.js';
+import { loadManifests } from '../load.js';
+import type { Target } from '../target.js';
+import { EXIT } from './exit.js';
+
+export async function applyCommand(t: Target, o: Output, files: string[]): Promise<number> {
+  const { manifests, issues } = await loadManifests(files);
+  if (issues.length > 0) {
+    for (const i of issues) o.err(`error: ${i.message}`);
+    o.err('nothing was applied');
+    return EXIT.error;
+  }
+  if (manifests.length === 0) {
+    o.err('error: no CloudCluster documents found');
+    return EXIT.error;
+  }
+  let failed = false;
+  for (const m of manifests) {
+    try {
+      const r = await t.store.applySpec(m.id, m.spec);
+      o.out(`cloudcluster/${m.id} ${r.created ? 'created' : r.changed ? `configured (generation ${r.record.generation})` : 'unchanged'}`);
+    } catch (err) {
+      if (err instanceof DeletionInProgressError) {
+        o.err(`error: cloudcluster/${m.id} is being deleted; apply it again once it is gone`);
+        failed = true;
+      } else throw err;
+    }
+  }
+  return failed ? EXIT.error : EXIT.ok;
+}

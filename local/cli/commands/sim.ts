@@ -1,0 +1,84 @@
+/** `cloudorch sim`: change the EKS simulator behind CloudOrch's back. Only against `cloudorch dev`. */
+import type { Output } from '../format.js';
+import type { Target } from '../target.js';
+import { EXIT } from './exit.js';
+
+function simOf(t: Target, o: Output) {
+  if (!t.sim) o.err('error: `cloudorch sim` only works against `cloudorch dev` (the EKS simulator), never against AWS');
+  return t.sim;
+}
+
+export interface DriftOptions {
+  readonly nodes?: string;
+  readonly tag?: string[];
+  readonly status?: string;
+}
+
+export async function simDrift(t: Target, o: Output, clusterName: string, region: string, opts: DriftOptions): Promise<number> {
+  const sim = simOf(t, o);
+  if (!sim) return EXIT.error;
+  const obs = await t.provider.observe({ clusterName, region });
+  if (!obs.cluster) {
+    o.err(`error: cluster ${clusterName} does not exist in the simulator`);
+    return EXIT.error;
+  }
+  const tags = Object.fromEntries((opts.tag ?? []).map((kv) => kv.split('=', 2) as [string, string]));
+  const ng = obs.nodegroups[0];
+  if (opts.nodes !== undefined) {
+    const n = Number(opts.nodes);
+    if (!Number.isInteger(n) || n < 0) {
+      o.err('error: --nodes must be a whole number');
+      return EXIT.error;
+    }
+    if (!ng) {
+      o.err(`error: cluster ${clusterName} has no node group`);
+      return EXIT.error;
+    }
+    await sim.driftNodegroup(clusterName, ng.name, { scaling: { desiredSize: n, maxSize: Math.max(n, ng.scaling.maxSize) } });
+    o.out(`node group ${ng.name}: desired size ${ng.scaling.desiredSize} -> ${n} (out of band)`);
+  }
+  if (Object.keys(tags).length > 0) {
+    await sim.driftCluster(clusterName, { tags: { ...obs.cluster.tags, ...tags } });
+    o.out(`cluster ${clusterName}: tags ${Object.keys(tags).join(', ')} set (out of band)`);
+  }
+  if (opts.status) {
+    await sim.driftCluster(clusterName, { status: opts.status });
+    o.out(`cluster ${clusterName}: status ${opts.status} (out of band)`);
+  }
+  return EXIT.ok;
+}
+
+export async function simFaults(t: Target, o: Output, opts: { op?: string[]; throttle?: string; errors?: string; latency?: string; clear?: boolean }): Promise<number> {
+  const sim = simOf(t, o);
+  if (!sim) return EXIT.error;
+  if (opts.clear) {
+    await sim.clearFaults();
+    o.out('faults cleared');
+    return EXIT.ok;
+  }
+  const spec = {
+    ...(opts.throttle ? { throttleFraction: Number(opts.throttle) } : {}),
+    ...(opts.errors ? { errorFraction: Number(opts.errors) } : {}),
+    ...(opts.latency ? { latencyMs: Number(opts.latency) } : {}),
+  };
+  const ops = opts.op?.length ? opts.op : ['*'];
+  await sim.setFaults(Object.fromEntries(ops.map((op) => [op, spec])));
+  o.out(`faults set on ${ops.join(', ')}: ${JSON.stringify(spec)}`);
+  return EXIT.ok;
+}
+
+export async function simReset(t: Target, o: Output): Promise<number> {
+  const sim = simOf(t, o);
+  if (!sim) return EXIT.error;
+  await sim.reset();
+  o.out('simulator reset: every cluster is gone, counters and faults cleared');
+  return EXIT.ok;
+}
+
+export async function simCalls(t: Target, o: Output): Promise<number> {
+  const sim = simOf(t, o);
+  if (!sim) return EXIT.error;
+  const calls = await sim.calls();
+  for (const [op, c] of Object.entries(calls).sort()) o.out(`${op.padEnd(24)} ${c.requests} requests (${c.throttled} throttled, ${c.serverErrors} 5xx, ${c.rejected} rejected)`);
+  return EXIT.ok;
+}

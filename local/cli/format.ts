@@ -1,0 +1,56 @@
+/** Output helpers: tables, ages, and color only on a TTY unless --no-color. */
+import type { ClusterRecord } from '../../lambdas/store/types.js';
+
+export interface Output {
+  readonly color: boolean;
+  out(line?: string): void;
+  err(line: string): void;
+}
+
+export function output(opts: { color?: boolean }): Output {
+  const color = opts.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
+  return {
+    color,
+    out: (line = '') => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  };
+}
+
+const CODES = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
+export function paint(o: Output, c: keyof typeof CODES, s: string): string {
+  return o.color ? `\u001b[${CODES[c]}m${s}\u001b[0m` : s;
+}
+
+export function age(from: string | undefined, now: Date): string {
+  if (!from) return '-';
+  const s = Math.max(0, Math.floor((now.getTime() - Date.parse(from)) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  if (s < 172_800) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
+}
+
+export function table(rows: readonly (readonly string[])[]): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('   ').trimEnd());
+}
+
+export const COLUMNS = ['NAME', 'REGION', 'VERSION', 'NODES', 'INSTANCE', 'READY', 'SYNCED', 'DRIFT', 'COST/MO', 'AGE'] as const;
+
+/** One `get` row; READY/SYNCED come from the status, which derives them from conditions. */
+export function row(r: ClusterRecord, now: Date): string[] {
+  const s = r.status;
+  const drifted = s?.conditions.find((c) => c.type === 'Drifted')?.status;
+  return [
+    r.id,
+    r.spec.region,
+    s?.observed?.version ?? '-',
+    s?.observed?.nodeCount === undefined ? '-' : String(s.observed.nodeCount),
+    s?.observed?.instanceType ?? '-',
+    s ? String(s.ready) : 'Unknown',
+    s ? String(s.synced) : 'Unknown',
+    drifted === 'True' ? 'yes' : drifted === 'False' ? 'no' : '-',
+    s?.estimatedMonthlyCost === undefined ? '-' : `$${s.estimatedMonthlyCost.toFixed(2)}`,
+    age(r.createdAt, now),
+  ];
+}

@@ -1,0 +1,84 @@
+/**
+ * `cloudorch dev`: the whole product on one machine. The embedded store, the EKS simulator, the
+ * local Step Functions endpoint running the production definition with the production handlers,
+ * the sweep on a short interval, on-change triggers on writes, and the dashboard.
+ */
+import type { Server } from 'node:http';
+import { addMetricSink } from '../../lambdas/handlers/telemetry.js';
+import { type ControlPlane, LOCAL_REGION, startControlPlane } from '../runtime/control-plane.js';
+import { MetricRecorder } from './recorder.js';
+import { startDevServer } from './server.js';
+import { devStatePath, removeDevState, writeDevState } from './state-file.js';
+
+export interface DevOptions {
+  readonly dataDir?: string;
+  /** Dashboard port; 0 picks a free one. */
+  readonly port: number;
+  readonly sweepIntervalMs: number;
+  /** EKS simulator speed factor (durations divided by it). */
+  readonly speed: number;
+  /** Factor on Wait states (30 s polls become 30 s x factor). */
+  readonly waitScale: number;
+  readonly log: (line: string) => void;
+}
+
+export interface DevHandle {
+  readonly cp: ControlPlane;
+  readonly recorder: MetricRecorder;
+  readonly dashboardUrl: string;
+  readonly statePath: string;
+  stop(): Promise<void>;
+}
+
+export async function startDev(opts: DevOptions): Promise<DevHandle> {
+  const startedAt = new Date();
+  const recorder = new MetricRecorder();
+  const removeSink = addMetricSink(recorder.sink);
+  const cp = await startControlPlane({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    simSpeed: opts.speed,
+    waitScale: opts.waitScale,
+    sweepIntervalMs: opts.sweepIntervalMs,
+  });
+  let server: Server | undefined;
+  try {
+    const started = await startDevServer({ cp, recorder, startedAt }, opts.port);
+    server = started.server;
+    const statePath = devStatePath();
+    await writeDevState(statePath, {
+      pid: process.pid,
+      region: LOCAL_REGION,
+      tableName: 'cloudorch-desired-state',
+      stateMachineArn: cp.stateMachineArn,
+      endpoints: { ...cp.endpoints, dashboard: started.url },
+      startedAt: startedAt.toISOString(),
+    });
+    opts.log(`cloudorch dev is running (data: ${opts.dataDir ?? 'in memory'})`);
+    opts.log(`  dashboard         ${started.url}`);
+    opts.log(`  DynamoDB store    ${cp.endpoints.dynamodb}`);
+    opts.log(`  EKS simulator     ${cp.endpoints.eks}`);
+    opts.log(`  Step Functions    ${cp.endpoints.sfn}  (${cp.stateMachineArn})`);
+    opts.log(`  sweep             every ${opts.sweepIntervalMs / 1000}s`);
+    opts.log(`  state file        ${statePath}`);
+    let stopped = false;
+    return {
+      cp,
+      recorder,
+      dashboardUrl: started.url,
+      statePath,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        removeSink();
+        await new Promise<void>((r) => server?.close(() => r()));
+        await cp.stop();
+        await removeDevState(statePath);
+      },
+    };
+  } catch (err) {
+    server?.close();
+    removeSink();
+    await cp.stop();
+    throw err;
+  }
+}
