@@ -1,0 +1,108 @@
+/**
+ * Builds the CDK app the way `cdk synth` and the tests do: the policy bundle is compiled by opa
+ * into a temporary folder (never into the source tree), settings come from context, and the
+ * AwsSolutions checks run on every synth.
+ */
+import { copyFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type AppProps, Duration, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { BUNDLE_FILE, ensurePolicyBundle } from '../../policies/build.js';
+import type { CloudOrchProps } from './cloudorch.js';
+import { CloudOrchStack } from './cloudorch-stack.js';
+
+/** Context keys (cdk.json or `-c key=value`). */
+export const CONTEXT = {
+  stackName: 'cloudorch:stackName',
+  subnetIds: 'cloudorch:subnetIds',
+  securityGroupIds: 'cloudorch:securityGroupIds',
+  clusterRoleArn: 'cloudorch:clusterRoleArn',
+  nodeRoleArn: 'cloudorch:nodeRoleArn',
+  sweepRateMinutes: 'cloudorch:sweepRateMinutes',
+  sweepSegments: 'cloudorch:sweepSegments',
+  alarmEmail: 'cloudorch:alarmEmail',
+  driftCorrectionMinutes: 'cloudorch:driftCorrectionMinutes',
+  bridgeOidcProviderArn: 'cloudorch:bridgeOidcProviderArn',
+  bridgeOidcIssuer: 'cloudorch:bridgeOidcIssuer',
+} as const;
+
+/**
+ * Builds the policy bundle (only when its sources changed) and returns a folder holding only it,
+ * named after the revision so the asset hash follows the policies.
+ */
+export async function preparePolicyAsset(root: string = join(tmpdir(), 'cloudorch-policy')): Promise<string> {
+  const built = await ensurePolicyBundle({ outDir: join(root, 'build') });
+  const dir = join(root, `asset-${built.revision}`);
+  await mkdir(dir, { recursive: true });
+  await copyFile(built.bundlePath, join(dir, BUNDLE_FILE));
+  return dir;
+}
+
+/** A list from context: a JSON array or a comma-separated string. */
+function list(v: unknown): string[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (Array.isArray(v)) return v.map(String);
+  return String(v)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function positive(v: unknown, key: string): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`context ${key} must be a positive integer, got ${v}`);
+  return n;
+}
+
+/** CloudOrch props from context; anything absent keeps the construct's documented default. */
+export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policyBundleAssetDir'> {
+  const ctx = (k: string): unknown => scope.node.tryGetContext(k);
+  const subnetIds = list(ctx(CONTEXT.subnetIds));
+  const securityGroupIds = list(ctx(CONTEXT.securityGroupIds));
+  const clusterRoleArn = ctx(CONTEXT.clusterRoleArn) as string | undefined;
+  const nodeRoleArn = ctx(CONTEXT.nodeRoleArn) as string | undefined;
+  const rate = positive(ctx(CONTEXT.sweepRateMinutes), CONTEXT.sweepRateMinutes);
+  const segments = positive(ctx(CONTEXT.sweepSegments), CONTEXT.sweepSegments);
+  const drift = positive(ctx(CONTEXT.driftCorrectionMinutes), CONTEXT.driftCorrectionMinutes);
+  const email = ctx(CONTEXT.alarmEmail) as string | undefined;
+  const oidcArn = ctx(CONTEXT.bridgeOidcProviderArn) as string | undefined;
+  const oidcIssuer = ctx(CONTEXT.bridgeOidcIssuer) as string | undefined;
+  const imported = (id: string, arn: string) => iam.Role.fromRoleArn(scope, id, arn, { mutable: false });
+  return {
+    ...(subnetIds ? { subnetIds } : {}),
+    ...(securityGroupIds ? { securityGroupIds } : {}),
+    ...(clusterRoleArn ? { clusterRole: imported('ImportedClusterRole', clusterRoleArn) } : {}),
+    ...(nodeRoleArn ? { nodeRole: imported('ImportedNodeRole', nodeRoleArn) } : {}),
+    ...(rate ? { sweepRate: Duration.minutes(rate) } : {}),
+    ...(segments ? { sweepSegments: segments } : {}),
+    ...(drift ? { driftCorrectionWindow: Duration.minutes(drift) } : {}),
+    ...(email ? { alarmEmail: email } : {}),
+    ...(oidcArn && oidcIssuer ? { bridge: { irsa: { oidcProviderArn: oidcArn, oidcIssuer } } } : {}),
+  };
+}
+
+export interface CreatedApp {
+  readonly app: App;
+  readonly stack: CloudOrchStack;
+}
+
+/** The app with one CloudOrch stack and the AwsSolutions checks registered. */
+export async function createApp(appProps: AppProps = {}): Promise<CreatedApp> {
+  const app = new App(appProps);
+  const policyBundleAssetDir = await preparePolicyAsset();
+  const stackName = (app.node.tryGetContext(CONTEXT.stackName) as string | undefined) ?? 'CloudOrch';
+  const account = process.env.CDK_DEFAULT_ACCOUNT;
+  const region = process.env.CDK_DEFAULT_REGION;
+  const stack = new CloudOrchStack(app, stackName, {
+    ...(account && region ? { env: { account, region } } : {}),
+    description: 'CloudOrch: keeps EKS clusters converged on declared desired state',
+    policyBundleAssetDir,
+    ...propsFromContext(app),
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return { app, stack };
+}

@@ -1,0 +1,242 @@
+/**
+ * Turns the function catalog's capabilities into IAM statements. The catalog
+ * (lambdas/functions/catalog.ts) says who may do what; this file says what that means in IAM, and
+ * test/infra/iam.test.ts checks each role against an independent expectation.
+ *
+ * What IAM can and cannot express here:
+ * - EKS reads cannot be tag-scoped: observing an unowned cluster is how CloudOrch finds out that it
+ *   must refuse it (or adopt it), so DescribeCluster and friends run on every cluster of the account.
+ * - Mutations of existing clusters and node groups require `aws:ResourceTag/cloudorch.io/managed-by`
+ *   = cloudorch. Creates have no resource tags yet, so they require the same pair in
+ *   `aws:RequestTag` (and an owner tag in the request).
+ * - Tagging an owned resource may change any tag except the two ownership tags; untagging may never
+ *   remove them. Claiming an unowned cluster (spec `adopt: true`) may only add the ownership tags,
+ *   and only where there is no owner tag yet, so an owner cannot be replaced or forged. IAM cannot
+ *   see the spec: whether a claim is wanted (`adopt`) and whether the owner value equals the record
+ *   id are enforced by the planner's ownership guard, not by IAM.
+ * - Node groups an adopted cluster already had carry no ownership tag, so IAM refuses to change or
+ *   delete them; CloudOrch only manages node groups it created.
+ * - DynamoDB writes are limited to the attributes each step owns with `dynamodb:Attributes`.
+ *   Attributes named only in a condition expression (the lease holder check) must be listed as well,
+ *   so IAM cannot tell "reads lease in a condition" from "writes lease"; the store's conditions do.
+ *   ReturnValues ALL_OLD is not restricted: the store needs the old image for the change feed.
+ */
+import { Aws, Stack } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG } from '../../lambdas/core/ownership.js';
+import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
+
+/** The table's partition key: fine-grained DynamoDB conditions must always allow it. */
+export const KEY_ATTRIBUTE = 'id';
+
+/** Functions holding `table:reconcile`. */
+export type ReconcilerKey = {
+  [K in FunctionKey]: 'table:reconcile' extends (typeof FUNCTIONS)[K]['capabilities'][number] ? K : never;
+}[FunctionKey];
+
+/**
+ * Which top-level attributes each reconciler step may write (UpdateItem), and whether it may delete a
+ * released record. Spec attributes (spec, specHash, generation, version, deletionRequestedAt) are in
+ * none of them: a reconciler can never change what the user asked for.
+ */
+export const RECONCILE_WRITES: Record<ReconcilerKey, { attributes: readonly string[]; delete: boolean }> = {
+  // acquire and release; `lease` is also the condition.
+  lease: { attributes: ['lease'], delete: false },
+  // renews the lease before observing.
+  observe: { attributes: ['lease'], delete: false },
+  // records the intent before the EKS call. The store's writeStatus re-writes the unchanged status
+  // in the same update, so `status` is listed until the store has an intent-only write.
+  apply: { attributes: ['lease', 'status', 'intent'], delete: false },
+  writeStatus: {
+    attributes: ['lease', 'status', 'history', 'historyAppended', 'intent', 'trackedUpdates'],
+    delete: true,
+  },
+};
+
+/** The delete condition reads these; the record must have asked for deletion. */
+const DELETE_CONDITION_ATTRIBUTES = ['lease', 'deletionRequestedAt'];
+
+export const EKS_READ_ACTIONS = [
+  'eks:DescribeCluster',
+  'eks:ListNodegroups',
+  'eks:DescribeNodegroup',
+  'eks:ListUpdates',
+  'eks:DescribeUpdate',
+] as const;
+
+/** Calls on existing resources: allowed only where the resource carries CloudOrch's tag. */
+export const EKS_OWNED_RESOURCE_ACTIONS = [
+  'eks:UpdateClusterVersion',
+  'eks:UpdateNodegroupVersion',
+  'eks:UpdateNodegroupConfig',
+  'eks:DeleteNodegroup',
+  'eks:DeleteCluster',
+] as const;
+
+export const EKS_CREATE_ACTIONS = ['eks:CreateCluster', 'eks:CreateNodegroup'] as const;
+
+export interface CapabilityTargets {
+  readonly table: dynamodb.ITableV2;
+  readonly stateMachine: sfn.IStateMachine;
+  /** ARN of the policy bundle object. */
+  readonly policyBundleObjectArn: string;
+  readonly clusterRole: iam.IRole;
+  readonly nodeRole: iam.IRole;
+}
+
+function eksArns(scope: Stack): { clusters: string; nodegroups: string } {
+  // Any region: a spec names its region, and one deployment manages clusters in several.
+  const base = `arn:${Aws.PARTITION}:eks:*:${scope.account}`;
+  return { clusters: `${base}:cluster/*`, nodegroups: `${base}:nodegroup/*/*/*` };
+}
+
+const tagged = (key: string) => ({ StringEquals: { [key]: MANAGED_BY_VALUE } });
+const OWNERSHIP_KEYS = [OWNER_TAG, MANAGED_BY_TAG];
+
+function eksWrite(scope: Stack): iam.PolicyStatement[] {
+  const { clusters, nodegroups } = eksArns(scope);
+  return [
+    new iam.PolicyStatement({
+      sid: 'EksCreateOnlyOwned',
+      actions: [...EKS_CREATE_ACTIONS],
+      resources: [clusters],
+      conditions: {
+        ...tagged(`aws:RequestTag/${MANAGED_BY_TAG}`),
+        Null: { [`aws:RequestTag/${OWNER_TAG}`]: 'false' },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'EksMutateOwned',
+      actions: [...EKS_OWNED_RESOURCE_ACTIONS],
+      resources: [clusters, nodegroups],
+      conditions: tagged(`aws:ResourceTag/${MANAGED_BY_TAG}`),
+    }),
+    new iam.PolicyStatement({
+      sid: 'EksTagOwnedNotOwnership',
+      actions: ['eks:TagResource', 'eks:UntagResource'],
+      resources: [clusters, nodegroups],
+      conditions: {
+        ...tagged(`aws:ResourceTag/${MANAGED_BY_TAG}`),
+        'ForAllValues:StringNotEquals': { 'aws:TagKeys': OWNERSHIP_KEYS },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'EksClaimUnowned',
+      actions: ['eks:TagResource'],
+      resources: [clusters],
+      conditions: {
+        Null: { [`aws:ResourceTag/${OWNER_TAG}`]: 'true', [`aws:RequestTag/${OWNER_TAG}`]: 'false' },
+        ...tagged(`aws:RequestTag/${MANAGED_BY_TAG}`),
+        'ForAllValues:StringEquals': { 'aws:TagKeys': OWNERSHIP_KEYS },
+      },
+    }),
+  ];
+}
+
+function tableReconcile(fn: ReconcilerKey, tableArn: string): iam.PolicyStatement[] {
+  const w = RECONCILE_WRITES[fn];
+  const out = [
+    new iam.PolicyStatement({
+      sid: 'TableWriteOwnAttributes',
+      actions: ['dynamodb:UpdateItem'],
+      resources: [tableArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [KEY_ATTRIBUTE, ...w.attributes] },
+      },
+    }),
+  ];
+  if (w.delete) {
+    out.push(
+      new iam.PolicyStatement({
+        sid: 'TableDeleteReleased',
+        actions: ['dynamodb:DeleteItem'],
+        resources: [tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': {
+            'dynamodb:Attributes': [KEY_ATTRIBUTE, ...DELETE_CONDITION_ATTRIBUTES],
+          },
+        },
+      }),
+    );
+  }
+  return out;
+}
+
+/**
+ * Why the EKS statements name every cluster and node group of the account: cluster names come from
+ * records at run time, in any region; reads must see unowned clusters to refuse or adopt them, and
+ * writes are narrowed by the ownership-tag conditions above instead of by name.
+ */
+export const EKS_WILDCARD_REASON =
+  'Cluster names and regions come from desired-state records at run time. Reads must see unowned ' +
+  'clusters to refuse or adopt them; mutations are limited by CloudOrch ownership-tag conditions.';
+
+/** cdk-nag finding ids for the EKS resource patterns above. */
+export const EKS_WILDCARD_FINDINGS = [
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:*:<AWS::AccountId>:cluster/*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:*:<AWS::AccountId>:nodegroup/*/*/*]',
+];
+
+/** The statements one capability of one function stands for. */
+export function statementsFor(
+  fn: FunctionKey,
+  capability: Capability,
+  t: CapabilityTargets,
+): iam.PolicyStatement[] {
+  const scope = Stack.of(t.table);
+  const { clusters, nodegroups } = eksArns(scope);
+  switch (capability) {
+    case 'table:read':
+      return [
+        new iam.PolicyStatement({
+          sid: 'TableRead',
+          actions: ['dynamodb:GetItem', 'dynamodb:Scan'],
+          resources: [t.table.tableArn],
+        }),
+      ];
+    case 'table:reconcile':
+      if (!(fn in RECONCILE_WRITES))
+        throw new Error(`${fn} has table:reconcile but no RECONCILE_WRITES entry`);
+      return tableReconcile(fn as ReconcilerKey, t.table.tableArn);
+    case 'table:stream':
+      // Granted by the event source mapping (stream ARN only); nothing on the table itself.
+      return [];
+    case 'eks:read':
+      return [
+        new iam.PolicyStatement({
+          sid: 'EksRead',
+          actions: [...EKS_READ_ACTIONS],
+          resources: [clusters, nodegroups],
+        }),
+      ];
+    case 'eks:write':
+      return eksWrite(scope);
+    case 'iam:pass-eks-roles':
+      return [
+        new iam.PolicyStatement({
+          sid: 'PassEksRolesToEks',
+          actions: ['iam:PassRole'],
+          resources: [t.clusterRole.roleArn, t.nodeRole.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'eks.amazonaws.com' } },
+        }),
+      ];
+    case 'policy:read':
+      return [
+        new iam.PolicyStatement({
+          sid: 'PolicyBundleRead',
+          actions: ['s3:GetObject'],
+          resources: [t.policyBundleObjectArn],
+        }),
+      ];
+    case 'sfn:start':
+      return [
+        new iam.PolicyStatement({
+          sid: 'StartReconcile',
+          actions: ['states:StartExecution'],
+          resources: [t.stateMachine.stateMachineArn],
+        }),
+      ];
+  }
+}

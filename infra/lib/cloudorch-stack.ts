@@ -1,0 +1,26 @@
+/** The deployable stack: the CloudOrch construct and the outputs a user needs. */
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { CloudOrch, type CloudOrchProps } from './cloudorch.js';
+
+export interface CloudOrchStackProps extends StackProps, CloudOrchProps {}
+
+export class CloudOrchStack extends Stack {
+  readonly cloudorch: CloudOrch;
+
+  constructor(scope: Construct, id: string, props: CloudOrchStackProps) {
+    super(scope, id, props);
+    this.cloudorch = new CloudOrch(this, 'CloudOrch', props);
+    const c = this.cloudorch;
+    const out = (id: string, value: string, description: string) =>
+      new CfnOutput(this, id, { value, description });
+    out('TableName', c.table.tableName, 'Desired-state table (CLOUDORCH_TABLE_NAME for the CLI)');
+    out('StateMachineArn', c.stateMachine.stateMachineArn, 'Reconcile state machine');
+    out('BridgeRoleArn', c.bridgeRole.roleArn, 'Role for the in-cluster bridge (Pod Identity or IRSA)');
+    out('DashboardUrl', c.observability.dashboardUrl, 'CloudWatch drift dashboard');
+    out('PolicyBundleUrl', c.policyBundle.s3Url, 'Policy bundle object the engine reloads');
+    out('ReconcileNowFunctionName', c.functions.reconcileNow.functionName, 'Invoke with {"id": "..."}');
+    out('AlarmTopicArn', c.observability.alarmTopic.topicArn, 'Subscribe here for alarm notifications');
+    out('DeadLetterQueueUrl', c.triggers.deadLetterQueue.queueUrl, 'Failed trigger invocations');
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * CloudOrch as one construct: the desired-state table, one least-privilege Lambda per step and
+ * trigger, the Reconcile state machine, the triggers, the policy bundle, the bridge role and the
+ * dashboard with alarms. Resources are public fields; access for others goes through `grant*`.
+ */
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
+import { ENV } from '../../lambdas/handlers/env-deps.js';
+import { POLICY_ENV } from '../../lambdas/policy/index.js';
+import type { DefinitionOptions } from '../../lambdas/statemachine/definition.js';
+import { BridgeRole, type BridgeRoleProps } from './bridge-role.js';
+import { EKS_WILDCARD_FINDINGS, EKS_WILDCARD_REASON, statementsFor } from './capabilities.js';
+import { EksRoles } from './eks-roles.js';
+import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
+import { Observability, SERVICE } from './observability.js';
+import { PolicyBundle } from './policy-bundle.js';
+import { ReconcileStateMachine } from './state-machine.js';
+import { DesiredStateTable } from './table.js';
+import { Triggers } from './triggers.js';
+
+export const SWEEP_ENV = {
+  period: 'CLOUDORCH_SWEEP_PERIOD_SECONDS',
+  concurrency: 'CLOUDORCH_SWEEP_CONCURRENCY',
+  eksCallsPerSecond: 'CLOUDORCH_EKS_CALLS_PER_SECOND',
+} as const;
+
+export interface CloudOrchProps {
+  /** Folder holding the built policy bundle (`bundle.tar.gz`); see `preparePolicyAsset`. */
+  readonly policyBundleAssetDir: string;
+  /** Role new clusters run as when the spec names none. @default a new role (see EksRoles) */
+  readonly clusterRole?: iam.IRole;
+  /** Role new node groups run as when the spec names none. @default a new role (see EksRoles) */
+  readonly nodeRole?: iam.IRole;
+  /** Subnets for new clusters when the spec has no `network`. @default none: specs must name theirs */
+  readonly subnetIds?: readonly string[];
+  /** Security groups for new clusters when the spec has none. @default none (EKS creates one) */
+  readonly securityGroupIds?: readonly string[];
+  /** How often the sweep runs. @default Duration.minutes(5) */
+  readonly sweepRate?: Duration;
+  /** Parallel sweep segments (one schedule and one Lambda run each). @default 1 */
+  readonly sweepSegments?: number;
+  /** Clusters observed at once by one sweep run. @default 8 */
+  readonly sweepConcurrency?: number;
+  /** EKS calls per second per region a sweep run may make. @default 5 */
+  readonly eksCallsPerSecond?: number;
+  /** How often the policy engine checks the bucket for a new bundle. @default 60 */
+  readonly policyReloadSeconds?: number;
+  /** Address subscribed to the alarm topic. @default no subscription */
+  readonly alarmEmail?: string;
+  /** Drift not corrected within this raises an alarm. @default Duration.minutes(30) */
+  readonly driftCorrectionWindow?: Duration;
+  /** Failed executions within 15 minutes that raise an alarm. @default 3 */
+  readonly failedExecutionsThreshold?: number;
+  /** Bridge service account and IRSA trust. @default cloudorch-system/cloudorch-bridge, Pod Identity only */
+  readonly bridge?: BridgeRoleProps;
+  /** Powertools log level. @default 'INFO' */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** Poll interval and loop cap of the state machine. @default DEFAULT_DEFINITION_OPTIONS */
+  readonly definitionOptions?: DefinitionOptions;
+  /** @default RemovalPolicy.RETAIN */
+  readonly tableRemovalPolicy?: RemovalPolicy;
+}
+
+export class CloudOrch extends Construct {
+  readonly table: dynamodb.TableV2;
+  readonly functions: Readonly<Record<FunctionKey, nodejs.NodejsFunction>>;
+  readonly stateMachine: sfn.StateMachine;
+  readonly policyBundle: PolicyBundle;
+  readonly triggers: Triggers;
+  readonly observability: Observability;
+  readonly bridgeRole: iam.Role;
+  readonly clusterRole: iam.IRole;
+  readonly nodeRole: iam.IRole;
+  private readonly tableConstruct: DesiredStateTable;
+
+  constructor(scope: Construct, id: string, props: CloudOrchProps) {
+    super(scope, id);
+    const sweepRate = props.sweepRate ?? Duration.minutes(5);
+    this.tableConstruct = new DesiredStateTable(this, 'DesiredState', {
+      ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
+    });
+    this.table = this.tableConstruct.table;
+    const roles = new EksRoles(this, 'EksRoles', {
+      ...(props.clusterRole ? { clusterRole: props.clusterRole } : {}),
+      ...(props.nodeRole ? { nodeRole: props.nodeRole } : {}),
+    });
+    this.clusterRole = roles.clusterRole;
+    this.nodeRole = roles.nodeRole;
+    this.policyBundle = new PolicyBundle(this, 'PolicyBundle', { assetDir: props.policyBundleAssetDir });
+
+    const fns = new ReconcilerFunctions(this, 'Functions', {
+      environment: {
+        [ENV.table]: this.table.tableName,
+        [ENV.clusterRole]: this.clusterRole.roleArn,
+        [ENV.nodeRole]: this.nodeRole.roleArn,
+        [ENV.subnets]: (props.subnetIds ?? []).join(','),
+        [ENV.securityGroups]: (props.securityGroupIds ?? []).join(','),
+        POWERTOOLS_SERVICE_NAME: SERVICE,
+        POWERTOOLS_METRICS_NAMESPACE: 'CloudOrch',
+        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+      },
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
+    this.functions = fns.functions;
+    const f = this.functions;
+
+    const machine = new ReconcileStateMachine(this, 'StateMachine', {
+      stepFunctions: {
+        lease: f.lease,
+        observe: f.observe,
+        plan: f.plan,
+        policy: f.policy,
+        apply: f.apply,
+        writeStatus: f.writeStatus,
+        classifyError: f.classifyError,
+      },
+      ...(props.definitionOptions ? { definitionOptions: props.definitionOptions } : {}),
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
+    this.stateMachine = machine.stateMachine;
+
+    const targets = {
+      table: this.table,
+      stateMachine: this.stateMachine,
+      policyBundleObjectArn: this.policyBundle.bucket.arnForObjects(this.policyBundle.objectKey),
+      clusterRole: this.clusterRole,
+      nodeRole: this.nodeRole,
+    };
+    for (const key of FUNCTION_KEYS) {
+      const caps: readonly string[] = FUNCTIONS[key].capabilities;
+      for (const cap of FUNCTIONS[key].capabilities) {
+        for (const s of statementsFor(key, cap, targets)) fns.roles[key].addToPrincipalPolicy(s);
+      }
+      if (caps.includes('eks:read') || caps.includes('eks:write')) {
+        Validations.of(fns.roles[key]).acknowledge(
+          ...EKS_WILDCARD_FINDINGS.map((id) => ({ id, reason: EKS_WILDCARD_REASON })),
+        );
+      }
+      if (caps.includes('sfn:start'))
+        f[key].addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
+      if (caps.includes('policy:read')) {
+        f[key].addEnvironment(POLICY_ENV.s3, this.policyBundle.s3Url);
+        f[key].addEnvironment(POLICY_ENV.reloadSeconds, String(props.policyReloadSeconds ?? 60));
+      }
+    }
+    // Only apply mutates EKS: its calls are CloudOrch's own, not drift.
+    f.driftEvent.addEnvironment(ENV.ownRoles, fns.roles.apply.roleArn);
+    f.sweep.addEnvironment(SWEEP_ENV.period, String(sweepRate.toSeconds()));
+    f.sweep.addEnvironment(SWEEP_ENV.concurrency, String(props.sweepConcurrency ?? 8));
+    f.sweep.addEnvironment(SWEEP_ENV.eksCallsPerSecond, String(props.eksCallsPerSecond ?? 5));
+
+    this.triggers = new Triggers(this, 'Triggers', {
+      table: this.table,
+      sweep: f.sweep,
+      onChange: f.onChange,
+      driftEvent: f.driftEvent,
+      sweepRate,
+      sweepSegments: props.sweepSegments ?? 1,
+    });
+
+    const bridge = new BridgeRole(this, 'Bridge', props.bridge);
+    this.bridgeRole = bridge.role;
+    this.grantSpecWrite(this.bridgeRole);
+
+    this.observability = new Observability(this, 'Observability', {
+      stateMachine: this.stateMachine,
+      functions: FUNCTION_KEYS.map((k) => f[k]),
+      statusLogGroup: fns.logGroups.writeStatus,
+      deadLetterQueue: this.triggers.deadLetterQueue,
+      driftCorrectionWindow: props.driftCorrectionWindow ?? Duration.minutes(30),
+      failedExecutionsThreshold: props.failedExecutionsThreshold ?? 3,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+  }
+
+  /** Read and write desired-state records (spec writers: the bridge, `cloudorch apply`). */
+  grantSpecWrite(grantee: iam.IGrantable): iam.Grant {
+    return this.tableConstruct.grantReadWriteRecords(grantee);
+  }
+
+  /** Read records and their status (dashboards, `cloudorch get`). */
+  grantReadStatus(grantee: iam.IGrantable): iam.Grant {
+    return this.table.grantReadData(grantee);
+  }
+
+  /** Invoke the reconcile-now function (`cloudorch reconcile`). */
+  grantReconcileNow(grantee: iam.IGrantable): iam.Grant {
+    return this.functions.reconcileNow.grantInvoke(grantee);
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The drift dashboard and the alarms. Metrics are the EMF metrics the handlers emit (namespace
+ * CloudOrch, Powertools adds the `service` dimension) plus the AWS/States and AWS/Lambda metrics.
+ */
+import { Aws, Duration, Fn, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { METRIC, type MetricName } from '../../lambdas/handlers/telemetry.js';
+
+export const NAMESPACE = 'CloudOrch';
+export const SERVICE = 'cloudorch';
+
+export interface ObservabilityProps {
+  readonly stateMachine: sfn.IStateMachine;
+  readonly functions: readonly lambda.IFunction[];
+  /** write-status's log group: "status written" lines carry each cluster's outcome. */
+  readonly statusLogGroup: logs.ILogGroup;
+  readonly deadLetterQueue: sqs.IQueue;
+  /** @default no subscription (the topic exists, subscribe later) */
+  readonly alarmEmail?: string;
+  /** Drift must be corrected within this time. */
+  readonly driftCorrectionWindow: Duration;
+  /** Failed executions in 15 minutes that raise the alarm. */
+  readonly failedExecutionsThreshold: number;
+}
+
+function metric(
+  name: MetricName,
+  statistic: string,
+  extra: Record<string, string> = {},
+  period = Duration.minutes(5),
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: NAMESPACE,
+    metricName: name,
+    dimensionsMap: { service: SERVICE, ...extra },
+    statistic,
+    period,
+  });
+}
+
+/** Every series of a metric that carries one extra dimension (error kind, trigger, outcome). */
+function byDimension(name: MetricName, dimension: string, label: string): cloudwatch.MathExpression {
+  return new cloudwatch.MathExpression({
+    expression: `SEARCH('{${NAMESPACE},${dimension},service} MetricName="${name}"', 'Sum', 300)`,
+    label,
+    period: Duration.minutes(5),
+  });
+}
+
+export class Observability extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+  readonly alarmTopic: sns.Topic;
+  readonly alarms: Readonly<Record<string, cloudwatch.AlarmBase>>;
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    this.alarmTopic = new sns.Topic(this, 'Alarms', { displayName: 'CloudOrch alarms', enforceSSL: true });
+    Validations.of(this.alarmTopic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'Alarm notifications carry alarm names and states only. CloudWatch cannot publish to a topic ' +
+        'encrypted with the AWS-managed SNS key, and a customer key would add a key to run for no data.',
+    });
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new subs.EmailSubscription(props.alarmEmail));
+    this.alarms = this.createAlarms(props);
+    for (const a of Object.values(this.alarms)) a.addAlarmAction(new actions.SnsAction(this.alarmTopic));
+    this.dashboard = this.createDashboard(props);
+  }
+
+  /** Console address of the dashboard. */
+  get dashboardUrl(): string {
+    return Fn.join('', [
+      `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=`,
+      this.dashboard.dashboardName,
+    ]);
+  }
+
+  private createAlarms(props: ObservabilityProps): Record<string, cloudwatch.AlarmBase> {
+    const sm = props.stateMachine;
+    const failed = new cloudwatch.MathExpression({
+      expression: 'FILL(f, 0) + FILL(t, 0) + FILL(a, 0)',
+      usingMetrics: {
+        f: sm.metricFailed({ period: Duration.minutes(15) }),
+        t: sm.metricTimedOut({ period: Duration.minutes(15) }),
+        a: sm.metricAborted({ period: Duration.minutes(15) }),
+      },
+      label: 'Executions failed, timed out or aborted',
+      period: Duration.minutes(15),
+    });
+    const anyInFive = (m: cloudwatch.Metric, id: string, description: string) =>
+      m.createAlarm(this, id, {
+        alarmDescription: description,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    const window = props.driftCorrectionWindow;
+    // A drift found in the window with no convergence in the same window, or a convergence that
+    // took longer than the window. Fleet-wide: a correction of another cluster can mask one drift,
+    // which the per-cluster Drifted condition (dashboard, CR status) still shows.
+    const driftOpen = new cloudwatch.MathExpression({
+      expression: 'IF(FILL(d, 0) > 0 AND FILL(c, 0) == 0, 1, 0)',
+      usingMetrics: {
+        d: metric(METRIC.DriftDetected, 'Sum', {}, window),
+        c: metric(METRIC.ReconcileSteps, 'Sum', { Outcome: 'Converged' }, window),
+      },
+      label: 'Drift detected and nothing converged',
+      period: window,
+    });
+    const driftUncorrected = driftOpen.createAlarm(this, 'DriftUncorrected', {
+      alarmDescription: `Drift was detected and no cluster converged within ${window.toMinutes()} minutes`,
+      threshold: 1,
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const slowConvergence = metric(METRIC.ConvergenceSeconds, 'Maximum', {}, window).createAlarm(
+      this,
+      'ConvergenceSlow',
+      {
+        alarmDescription: `A cluster took longer than ${window.toMinutes()} minutes to converge`,
+        threshold: window.toSeconds(),
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      },
+    );
+    const driftNotCorrected = new cloudwatch.CompositeAlarm(this, 'DriftNotCorrected', {
+      alarmDescription: `Drift not corrected within ${window.toMinutes()} minutes`,
+      alarmRule: cloudwatch.AlarmRule.anyOf(driftUncorrected, slowConvergence),
+    });
+    return {
+      executionsFailing: failed.createAlarm(this, 'ExecutionsFailing', {
+        alarmDescription:
+          'Reconcile executions are failing: see the clusters\u2019 status and remediation hints',
+        threshold: props.failedExecutionsThreshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      deletionStuck: anyInFive(
+        metric(METRIC.DeletionStuck, 'Sum'),
+        'DeletionStuck',
+        'A cluster deletion is stuck (see the cluster status for what blocks it)',
+      ),
+      policyEngineDegraded: anyInFive(
+        metric(METRIC.PolicyEngineDegraded, 'Sum'),
+        'PolicyEngineDegraded',
+        'The policy bundle could not be loaded: every plan is denied until it is fixed',
+      ),
+      driftNotCorrected,
+      deadLetters: anyInFive(
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
+        'TriggerDeadLetters',
+        'A trigger (sweep, stream batch or drift event) failed for good: inspect the dead-letter queue',
+      ),
+    };
+  }
+
+  private createDashboard(props: ObservabilityProps): cloudwatch.Dashboard {
+    const sm = props.stateMachine;
+    const d = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(24) });
+    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
+      new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+    d.addWidgets(
+      graph('Drift detected', [metric(METRIC.DriftDetected, 'Sum')]),
+      graph('Time to converge (s)', [
+        metric(METRIC.ConvergenceSeconds, 'p50'),
+        metric(METRIC.ConvergenceSeconds, 'p90'),
+        metric(METRIC.ConvergenceSeconds, 'Maximum'),
+      ]),
+      graph('Errors by kind', [byDimension(METRIC.ReconcileErrors, 'Kind', 'Errors')]),
+    );
+    d.addWidgets(
+      graph('Policy denials and engine degraded', [
+        metric(METRIC.PolicyDenials, 'Sum'),
+        metric(METRIC.PolicyEngineDegraded, 'Sum'),
+      ]),
+      graph('Executions started (by trigger) and failed', [
+        byDimension(METRIC.ExecutionsStarted, 'Trigger', 'Started'),
+        sm.metricFailed({ period: Duration.minutes(5) }),
+        sm.metricTimedOut({ period: Duration.minutes(5) }),
+      ]),
+      graph('Throttles', [
+        metric(METRIC.EksThrottled, 'Sum'),
+        sm.metricThrottled({ period: Duration.minutes(5) }),
+        ...props.functions.map((f) => f.metricThrottles({ period: Duration.minutes(5) })),
+      ]),
+    );
+    d.addWidgets(
+      new cloudwatch.LogQueryWidget({
+        title: 'Clusters by last outcome',
+        logGroupNames: [props.statusLogGroup.logGroupName],
+        view: cloudwatch.LogQueryVisualizationType.BAR,
+        queryLines: [
+          "filter message = 'status written'",
+          'stats latest(outcome) as lastOutcome by clusterId',
+          'stats count(*) as clusters by lastOutcome',
+        ],
+        width: 12,
+        height: 6,
+      }),
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: Object.values(this.alarms),
+        width: 12,
+        height: 6,
+      }),
+      graph('Reconcile outcomes', [byDimension(METRIC.ReconcileSteps, 'Outcome', 'Outcomes')], 24),
+    );
+    return d;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * What starts reconciles: the scheduled sweep, the table's stream, and CloudTrail records of EKS
+ * calls. Every asynchronous path ends in one encrypted dead-letter queue, so a lost trigger is visible.
+ */
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** Calls whose names start like this change a cluster (the handler re-checks). */
+export const MUTATING_EKS_PREFIXES = [
+  'Create',
+  'Update',
+  'Delete',
+  'Tag',
+  'Untag',
+  'Associate',
+  'Disassociate',
+];
+
+/**
+ * Stream filter. Lambda filters match one image at a time and cannot compare the old image with the
+ * new one, so "generation or deletionRequestedAt changed" is not expressible: the filter admits INSERT
+ * and MODIFY records of cluster records (a numeric generation in the new image) and drops REMOVE
+ * records (released records) and anything else. on-change makes the final decision and ignores
+ * status-only writes.
+ */
+export const STREAM_FILTER = {
+  eventName: ['INSERT', 'MODIFY'],
+  dynamodb: { NewImage: { generation: { N: [{ exists: true }] } } },
+};
+
+export interface TriggersProps {
+  readonly table: dynamodb.ITableV2;
+  readonly sweep: lambda.IFunction;
+  readonly onChange: lambda.IFunction;
+  readonly driftEvent: lambda.IFunction;
+  /** Sweep period. */
+  readonly sweepRate: Duration;
+  /** Parallel scan segments, one schedule (one Lambda) each. */
+  readonly sweepSegments: number;
+}
+
+export class Triggers extends Construct {
+  /** Where failed asynchronous invocations and unprocessable stream batches end up. */
+  readonly deadLetterQueue: sqs.Queue;
+  readonly sweepSchedules: scheduler.Schedule[] = [];
+  readonly driftRule: events.Rule;
+  readonly streamSource: sources.DynamoEventSource;
+
+  constructor(scope: Construct, id: string, props: TriggersProps) {
+    super(scope, id);
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter destination of the triggers; nothing consumes it automatically.',
+    });
+    const dlq = this.deadLetterQueue;
+
+    // Sweep: a missed tick is retried by the next one, so Lambda does not retry a failed sweep.
+    props.sweep.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: Duration.hours(1),
+      onFailure: new destinations.SqsDestination(dlq),
+    });
+    // Own role so the acknowledgement below sits next to it (the default is a stack-wide singleton).
+    const schedulerRole = new iam.Role(this, 'SweepScheduleRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    });
+    Validations.of(schedulerRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.sweep.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
+      reason: 'The Scheduler target grants invoke on the sweep function and its versions; no other function.',
+    });
+    for (let segment = 0; segment < props.sweepSegments; segment++) {
+      this.sweepSchedules.push(
+        new scheduler.Schedule(this, `Sweep${segment}`, {
+          description: `CloudOrch sweep, segment ${segment + 1} of ${props.sweepSegments}`,
+          schedule: scheduler.ScheduleExpression.rate(props.sweepRate),
+          target: new schedulerTargets.LambdaInvoke(props.sweep, {
+            input: scheduler.ScheduleTargetInput.fromObject({
+              segment,
+              totalSegments: props.sweepSegments,
+            }),
+            role: schedulerRole,
+            deadLetterQueue: dlq,
+            retryAttempts: 2,
+            maxEventAge: props.sweepRate,
+          }),
+        }),
+      );
+    }
+
+    this.streamSource = new sources.DynamoEventSource(props.table, {
+      startingPosition: lambda.StartingPosition.LATEST,
+      batchSize: 100,
+      maxBatchingWindow: Duration.seconds(1),
+      bisectBatchOnError: true,
+      retryAttempts: 5,
+      maxRecordAge: Duration.hours(1),
+      onFailure: new sources.SqsDlq(dlq),
+      filters: [lambda.FilterCriteria.filter(STREAM_FILTER)],
+    });
+    props.onChange.addEventSource(this.streamSource);
+
+    props.driftEvent.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+      onFailure: new destinations.SqsDestination(dlq),
+    });
+    // CloudTrail delivers management events to the default bus of the region they happen in.
+    this.driftRule = new events.Rule(this, 'EksApiCalls', {
+      description: 'Mutating EKS API calls recorded by CloudTrail: reconcile the cluster at once',
+      eventPattern: {
+        source: ['aws.eks'],
+        detailType: ['AWS API Call via CloudTrail'],
+        detail: {
+          eventSource: ['eks.amazonaws.com'],
+          eventName: MUTATING_EKS_PREFIXES.map((p) => ({ prefix: p })),
+        },
+      },
+      targets: [
+        new eventsTargets.LambdaFunction(props.driftEvent, {
+          deadLetterQueue: dlq,
+          retryAttempts: 4,
+          maxEventAge: Duration.hours(2),
+        }),
+      ],
+    });
+  }
+}
