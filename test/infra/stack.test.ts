@@ -1,0 +1,287 @@
+/** Template assertions for every resource and setting of the stack, and the cdk-nag outcome. */
+import aslValidator from 'asl-validator';
+import { Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STREAM_FILTER } from '../../infra/lib/triggers.js';
+import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
+import { METRIC } from '../../lambdas/handlers/telemetry.js';
+import {
+  DEFAULT_DEFINITION_OPTIONS,
+  definitionString,
+  STEP_FUNCTIONS,
+  type StepFunctionKey,
+  substitute,
+} from '../../lambdas/statemachine/definition.js';
+import { logicalId, resource, type Synthesized, synthesize } from './support.js';
+
+let s: Synthesized;
+const fnId = (k: FunctionKey) => logicalId(s, s.stack.cloudorch.functions[k]);
+const arnOf = (k: FunctionKey) => ({ 'Fn::GetAtt': [fnId(k), 'Arn'] });
+
+beforeAll(async () => {
+  s = await synthesize();
+}, 120_000);
+
+describe('desired-state table', () => {
+  it('is on-demand, encrypted, recoverable, protected, retained and streams both images', () => {
+    s.template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
+    });
+  });
+});
+
+describe('functions', () => {
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
+    '%s: Node 24, arm64, catalog sizing, Powertools env',
+    (k) => {
+      const spec = FUNCTIONS[k];
+      const props = resource(s, fnId(k)).Properties;
+      expect(props).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: spec.memoryMb,
+        Timeout: spec.timeoutSeconds,
+        Description: spec.description,
+        Environment: {
+          Variables: expect.objectContaining({
+            POWERTOOLS_SERVICE_NAME: 'cloudorch',
+            POWERTOOLS_METRICS_NAMESPACE: 'CloudOrch',
+            POWERTOOLS_LOG_LEVEL: 'INFO',
+            NODE_OPTIONS: '--enable-source-maps',
+            CLOUDORCH_TABLE_NAME: { Ref: logicalId(s, s.stack.cloudorch.table) },
+            CLOUDORCH_DEFAULT_SUBNET_IDS: 'subnet-0aaa,subnet-0bbb',
+            CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS: 'sg-0ccc',
+          }),
+        },
+      });
+    },
+  );
+
+  it('triggers know the state machine; only the policy step knows the bundle', () => {
+    const env = (k: FunctionKey) =>
+      (resource(s, fnId(k)).Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    const sm = { Ref: logicalId(s, s.stack.cloudorch.stateMachine) };
+    for (const k of ['onChange', 'sweep', 'driftEvent', 'reconcileNow'] as const) {
+      expect(env(k)['CLOUDORCH_STATE_MACHINE_ARN']).toEqual(sm);
+    }
+    expect(env('apply')['CLOUDORCH_STATE_MACHINE_ARN']).toBeUndefined();
+    expect(JSON.stringify(env('policy')['CLOUDORCH_POLICY_BUNDLE_S3'])).toContain('/policy/bundle.tar.gz');
+    expect(env('plan')['CLOUDORCH_POLICY_BUNDLE_S3']).toBeUndefined();
+    expect(env('sweep')).toMatchObject({ CLOUDORCH_SWEEP_PERIOD_SECONDS: '600' });
+    expect(env('driftEvent')['CLOUDORCH_OWN_ROLE_ARNS']).toEqual({
+      'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions.apply.role as never), 'Arn'],
+    });
+  });
+});
+
+describe('state machine', () => {
+  const props = () =>
+    Object.values(s.json.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine')?.Properties ??
+    {};
+
+  it('deploys the exact definition the local runner executes', () => {
+    expect(props()['DefinitionString']).toBe(definitionString(DEFAULT_DEFINITION_OPTIONS));
+  });
+
+  it('substitutes every placeholder with its own step function', () => {
+    const subs = props()['DefinitionSubstitutions'];
+    const expected = Object.fromEntries(
+      (Object.keys(STEP_FUNCTIONS) as StepFunctionKey[]).map((k) => [STEP_FUNCTIONS[k], arnOf(k)]),
+    );
+    expect(subs).toEqual(expected);
+  });
+
+  it('passes asl-validator once substituted', () => {
+    const arns = Object.fromEntries(
+      (Object.keys(STEP_FUNCTIONS) as StepFunctionKey[]).map((k) => [
+        k,
+        `arn:aws:lambda:eu-west-1:111111111111:function:cloudorch-${k}`,
+      ]),
+    ) as Record<StepFunctionKey, string>;
+    const result = aslValidator(JSON.parse(substitute(props()['DefinitionString'] as string, arns)));
+    expect(result.errorsText('\n')).toBe('');
+    expect(result.isValid).toBe(true);
+  });
+
+  it('logs every event and traces with X-Ray', () => {
+    expect(props()).toMatchObject({
+      StateMachineType: 'STANDARD',
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+      TracingConfiguration: { Enabled: true },
+    });
+  });
+});
+
+describe('triggers', () => {
+  it('sweeps on a schedule, one target per segment, with a dead-letter queue', () => {
+    const schedules = s.template.findResources('AWS::Scheduler::Schedule');
+    expect(Object.keys(schedules)).toHaveLength(2);
+    const inputs = Object.values(schedules).map((r) => {
+      const p = r['Properties'];
+      expect(p.ScheduleExpression).toBe('rate(10 minutes)');
+      expect(p.Target.Arn).toEqual(arnOf('sweep'));
+      expect(p.Target.DeadLetterConfig.Arn).toBeDefined();
+      return JSON.parse(p.Target.Input);
+    });
+    expect(inputs).toEqual([
+      { segment: 0, totalSegments: 2 },
+      { segment: 1, totalSegments: 2 },
+    ]);
+  });
+
+  it('filters the stream to inserts and modifications of cluster records, failures to the DLQ', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId('onChange') },
+      StartingPosition: 'LATEST',
+      BisectBatchOnFunctionError: true,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(STREAM_FILTER) }] },
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    expect(STREAM_FILTER.eventName).not.toContain('REMOVE');
+  });
+
+  it('reacts to mutating EKS calls recorded by CloudTrail', () => {
+    s.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.eks'],
+        'detail-type': ['AWS API Call via CloudTrail'],
+        detail: { eventSource: ['eks.amazonaws.com'], eventName: Match.arrayWith([{ prefix: 'Update' }]) },
+      },
+      Targets: [Match.objectLike({ Arn: arnOf('driftEvent'), DeadLetterConfig: Match.anyValue() })],
+    });
+  });
+
+  it('sends failed asynchronous invocations of sweep and drift-event to the DLQ', () => {
+    for (const k of ['sweep', 'driftEvent'] as const) {
+      s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: fnId(k) },
+        DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      });
+    }
+    s.template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+  });
+});
+
+describe('policy bundle', () => {
+  it('lives in a versioned, encrypted, private bucket, deployed under policy/', () => {
+    s.template.hasResourceProperties('AWS::S3::Bucket', {
+      VersioningConfiguration: { Status: 'Enabled' },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: Match.objectLike({
+        BlockPublicAcls: true,
+        RestrictPublicBuckets: true,
+      }),
+    });
+    s.template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DestinationBucketKeyPrefix: 'policy/',
+      Prune: false,
+    });
+  });
+});
+
+describe('observability', () => {
+  it('has the dashboard widgets the issue lists', () => {
+    const body = JSON.stringify(s.template.findResources('AWS::CloudWatch::Dashboard'));
+    for (const m of [
+      METRIC.DriftDetected,
+      METRIC.ConvergenceSeconds,
+      METRIC.ReconcileErrors,
+      METRIC.PolicyDenials,
+      METRIC.ExecutionsStarted,
+      'ExecutionsFailed',
+      METRIC.EksThrottled,
+      'Throttles',
+      'Clusters by last outcome',
+    ]) {
+      expect(body).toContain(m);
+    }
+  });
+
+  it('alarms on failing executions, stuck deletions, a degraded policy engine and uncorrected drift', () => {
+    const alarms = JSON.stringify(s.template.findResources('AWS::CloudWatch::Alarm'));
+    for (const m of [
+      'ExecutionsFailed',
+      METRIC.DeletionStuck,
+      METRIC.PolicyEngineDegraded,
+      METRIC.DriftDetected,
+    ]) {
+      expect(alarms).toContain(m);
+    }
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: METRIC.ConvergenceSeconds,
+      Threshold: 20 * 60,
+    });
+    s.template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 1);
+    s.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+    // The two drift alarms notify through their composite only.
+    const notifying = Object.values({
+      ...s.template.findResources('AWS::CloudWatch::Alarm'),
+      ...s.template.findResources('AWS::CloudWatch::CompositeAlarm'),
+    }).filter((a) => a['Properties'].AlarmActions?.length === 1);
+    expect(notifying).toHaveLength(5);
+  });
+});
+
+describe('bridge role', () => {
+  it('trusts EKS Pod Identity and the IRSA service account', () => {
+    const role = resource(s, logicalId(s, s.stack.cloudorch.bridgeRole)).Properties as {
+      AssumeRolePolicyDocument: { Statement: unknown[] };
+    };
+    const trust = JSON.stringify(role.AssumeRolePolicyDocument);
+    expect(trust).toContain('pods.eks.amazonaws.com');
+    expect(trust).toContain('sts:TagSession');
+    expect(trust).toContain('sts:AssumeRoleWithWebIdentity');
+    expect(trust).toContain('system:serviceaccount:cloudorch-system:cloudorch-bridge');
+    expect(trust).toContain('oidc.eks.eu-west-1.amazonaws.com/id/ABC:aud');
+  });
+});
+
+describe('outputs', () => {
+  it('names what a user needs', () => {
+    const outputs = Object.keys(s.template.findOutputs('*'));
+    for (const o of ['TableName', 'StateMachineArn', 'BridgeRoleArn', 'DashboardUrl'])
+      expect(outputs).toContain(o);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  const acknowledgements = (root: IConstruct) =>
+    root.node.findAll().flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        // Recorded as { [ruleId]: reason }.
+        .flatMap((m) => Object.entries(m.data as Record<string, string>))
+        .map(([id, reason]) => ({ path: c.node.path, id, reason })),
+    );
+
+  it('synthesizes with zero unacknowledged findings (synth throws otherwise)', () => {
+    expect(s.app.node.findAll().length).toBeGreaterThan(0);
+  });
+
+  it('justifies every acknowledgement', () => {
+    const acks = acknowledgements(s.app);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(40);
+    console.log(acks.map((a) => `${a.path}: ${a.id}\n    ${a.reason}`).join('\n'));
+  });
+});
