@@ -1,0 +1,35 @@
+/**
+ * Names, paths and ports shared by the binary and its manifests. The manifests are checked against
+ * these by a test, so the path the webhook serves and the path the API server calls cannot diverge.
+ */
+import { API_VERSION, KIND } from '../lambdas/core/manifest.js';
+
+export const GROUP = API_VERSION.split('/')[0] as string;
+export const VERSION = API_VERSION.split('/')[1] as string;
+export const PLURAL = 'cloudclusters';
+export const SINGULAR = 'cloudcluster';
+export const CRD_NAME = `${PLURAL}.${GROUP}`;
+export { API_VERSION, KIND };
+
+/** Held on every mirrored CR until its record says the cluster is gone (or retained). */
+export const FINALIZER = `${GROUP}/bridge`;
+
+/** The one path the webhook server serves and the ValidatingWebhookConfiguration names. */
+export const WEBHOOK_PATH = '/validate-cloudclusters';
+export const HEALTHZ_PATH = '/healthz';
+export const READYZ_PATH = '/readyz';
+
+export const DEFAULT_PORTS = { webhook: 9443, health: 8081 } as const;
+
+/** Where cert-manager's secret is mounted (the controller-runtime convention). */
+export const DEFAULT_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs';
+export const CERT_FILE = 'tls.crt';
+export const KEY_FILE = 'tls.key';
+
+export const DEPLOY = {
+  namespace: 'cloudorch-system',
+  name: 'cloudorch-bridge',
+  webhookService: 'cloudorch-bridge-webhook',
+  webhookName: 'validate.cloudclusters.compute.cloudorch.io',
+  leaseName: 'cloudorch-bridge-leader',
+} as const;

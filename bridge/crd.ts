@@ -1,0 +1,176 @@
+/**
+ * Generates the CloudCluster CRD from the spec schema (the one source), converted to a Kubernetes
+ * structural schema. The committed `deploy/crd.yaml` is this function's output; a test checks that.
+ * Regenerate with `npx tsx bridge/crd.ts`.
+ */
+import { writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { specJsonSchema } from '../lambdas/core/spec/schema.js';
+import { CRD_NAME, GROUP, KIND, PLURAL, SINGULAR, VERSION } from './constants.js';
+
+type Json = Record<string, unknown>;
+
+/** Keywords a structural schema accepts as they are. */
+const KEPT = new Set([
+  'type',
+  'description',
+  'default',
+  'enum',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'required',
+  'format',
+]);
+/** Keywords Kubernetes has no place for; the webhook runs the full schema, so nothing is lost there. */
+const DROPPED = new Set(['$schema', 'propertyNames']);
+
+export class SchemaConversionError extends Error {
+  override readonly name = 'SchemaConversionError';
+}
+
+function isJson(x: unknown): x is Json {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/**
+ * JSON Schema (draft 2020-12, as zod emits it) to an openAPIV3Schema Kubernetes accepts:
+ * `const` becomes a one-value enum, `additionalProperties: false` is dropped (Kubernetes forbids it
+ * beside `properties` and prunes unknown fields itself), a map keeps its value schema, and a node
+ * without a type preserves unknown fields. Any other keyword fails generation rather than vanish.
+ */
+export function toStructural(schema: Json, path = 'spec'): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (KEPT.has(key)) out[key] = value;
+    else if (DROPPED.has(key)) continue;
+    else if (key === 'const') out['enum'] = [value];
+    else if (key === 'properties' && isJson(value)) {
+      out['properties'] = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, toStructural(v as Json, `${path}.${k}`)]),
+      );
+    } else if (key === 'items' && isJson(value)) out['items'] = toStructural(value, `${path}[]`);
+    else if (key === 'additionalProperties') {
+      if (value === false) continue;
+      if (isJson(value) && schema['properties'] === undefined) {
+        out['additionalProperties'] = toStructural(value, `${path}.*`);
+      } else
+        throw new SchemaConversionError(
+          `${path}: additionalProperties ${JSON.stringify(value)} has no structural form`,
+        );
+    } else throw new SchemaConversionError(`${path}: keyword ${key} has no structural form`);
+  }
+  if (out['type'] === undefined) out['x-kubernetes-preserve-unknown-fields'] = true;
+  return out;
+}
+
+const str = { type: 'string' };
+const int = { type: 'integer', format: 'int64' };
+
+/** What the bridge writes to `/status` (see status-writeback.ts). */
+export const statusSchema: Json = {
+  type: 'object',
+  properties: {
+    conditions: {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+      items: {
+        type: 'object',
+        required: ['type', 'status'],
+        properties: {
+          type: str,
+          status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+          reason: str,
+          message: str,
+          remediation: str,
+          lastTransitionTime: { type: 'string', format: 'date-time' },
+          observedGeneration: int,
+        },
+      },
+    },
+    observedGeneration: int,
+    observed: {
+      type: 'object',
+      properties: {
+        health: str,
+        version: str,
+        nodeCount: int,
+        instanceType: str,
+        capacityType: str,
+        endpoint: str,
+        arn: str,
+      },
+    },
+    estimatedMonthlyCost: { type: 'number' },
+    remediation: str,
+    violations: {
+      type: 'array',
+      items: { type: 'object', properties: { rule: str, message: str, severity: str } },
+    },
+  },
+};
+
+const condition = (type: string) => `.status.conditions[?(@.type=="${type}")].status`;
+
+/** READY and SYNCED are read from the conditions: there is no boolean that could disagree. */
+export const PRINTER_COLUMNS = [
+  { name: 'READY', type: 'string', jsonPath: condition('Ready') },
+  { name: 'SYNCED', type: 'string', jsonPath: condition('Synced') },
+  { name: 'VERSION', type: 'string', jsonPath: '.status.observed.version' },
+  { name: 'NODES', type: 'integer', jsonPath: '.status.observed.nodeCount' },
+  { name: 'COST', type: 'number', jsonPath: '.status.estimatedMonthlyCost' },
+  { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+] as const;
+
+export function buildCrd(): Json {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: CRD_NAME },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { kind: KIND, listKind: `${KIND}List`, plural: PLURAL, singular: SINGULAR, shortNames: ['cc'] },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: PRINTER_COLUMNS,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              required: ['spec'],
+              properties: {
+                apiVersion: str,
+                kind: str,
+                metadata: { type: 'object' },
+                spec: toStructural(specJsonSchema()),
+                status: statusSchema,
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export const CRD_FILE = join(dirname(fileURLToPath(import.meta.url)), 'deploy', 'crd.yaml');
+
+export function renderCrd(): string {
+  return `# Generated by bridge/crd.ts from lambdas/core/spec/schema.ts. Do not edit.\n${stringify(buildCrd(), { aliasDuplicateObjects: false })}`;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  writeFileSync(CRD_FILE, renderCrd());
+  console.log(`wrote ${CRD_FILE}`);
+}

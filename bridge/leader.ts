@@ -1,0 +1,140 @@
+/**
+ * Leader election on a coordination.k8s.io Lease, so replicas do not fight over finalizers and
+ * records: every replica watches and serves the webhook; only the leader writes. Acquire and renew
+ * are replace calls conditional on the Lease's resourceVersion (409 means someone else won). A
+ * leader that cannot renew before the lease expires stops leading (main.ts then exits, and the pod
+ * restarts as a follower) rather than risk two writers.
+ */
+import {
+  ApiException,
+  CoordinationV1Api,
+  type KubeConfig,
+  type V1Lease,
+  V1MicroTime,
+} from '@kubernetes/client-node';
+import { describeError, sleep } from './retry.js';
+
+export interface LeaderOptions {
+  readonly kc: KubeConfig;
+  readonly namespace: string;
+  readonly name: string;
+  readonly identity: string;
+  readonly leaseDurationSeconds: number;
+  readonly onStartedLeading: () => void;
+  readonly onStoppedLeading: () => void;
+  readonly log: (m: string) => void;
+}
+
+export class LeaderElector {
+  private readonly api: CoordinationV1Api;
+  private leading = false;
+  private lastRenew = 0;
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly opts: LeaderOptions) {
+    this.api = opts.kc.makeApiClient(CoordinationV1Api);
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+    if (this.leading) await this.release();
+  }
+
+  private async run(): Promise<void> {
+    const period = (this.opts.leaseDurationSeconds * 1000) / 3;
+    while (!this.abort.signal.aborted) {
+      let ok = false;
+      try {
+        ok = await this.tryAcquireOrRenew();
+      } catch (err) {
+        this.opts.log(`lease ${this.opts.namespace}/${this.opts.name}: ${describeError(err)}`);
+      }
+      const now = Date.now();
+      if (ok) this.lastRenew = now;
+      if (ok && !this.leading) {
+        this.leading = true;
+        this.opts.log(`became leader as ${this.opts.identity}`);
+        this.opts.onStartedLeading();
+      } else if (!ok && this.leading && now - this.lastRenew > period * 2) {
+        // Renew deadline (two thirds of the lease) passed: another replica may take over soon.
+        this.leading = false;
+        this.opts.log('lost leadership: could not renew the lease in time');
+        this.opts.onStoppedLeading();
+      }
+      await sleep(period * (0.8 + Math.random() * 0.4), this.abort.signal);
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { namespace, name, identity, leaseDurationSeconds } = this.opts;
+    const now = new V1MicroTime(Date.now());
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ namespace, name });
+    } catch (err) {
+      if (!(err instanceof ApiException) || err.code !== 404) throw err;
+      await this.api.createNamespacedLease({
+        namespace,
+        body: {
+          metadata: { name, namespace },
+          spec: {
+            holderIdentity: identity,
+            leaseDurationSeconds,
+            acquireTime: now,
+            renewTime: now,
+            leaseTransitions: 0,
+          },
+        },
+      });
+      return true;
+    }
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity;
+    const renewedAt = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
+    const expired = renewedAt + (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000 < Date.now();
+    if (holder && holder !== identity && !expired) return false;
+    const taking = holder !== identity;
+    lease.spec = {
+      ...spec,
+      holderIdentity: identity,
+      leaseDurationSeconds,
+      renewTime: now,
+      ...(taking ? { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
+    };
+    try {
+      await this.api.replaceNamespacedLease({ namespace, name, body: lease });
+      return true;
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 409) return false;
+      throw err;
+    }
+  }
+
+  private async release(): Promise<void> {
+    try {
+      const lease = await this.api.readNamespacedLease({
+        namespace: this.opts.namespace,
+        name: this.opts.name,
+      });
+      if (lease.spec?.holderIdentity !== this.opts.identity) return;
+      lease.spec = { ...lease.spec, holderIdentity: '' };
+      await this.api.replaceNamespacedLease({
+        namespace: this.opts.namespace,
+        name: this.opts.name,
+        body: lease,
+      });
+    } catch (err) {
+      this.opts.log(`lease release failed (it expires on its own): ${describeError(err)}`);
+    }
+  }
+}
