@@ -46,11 +46,10 @@ export const RECONCILE_WRITES: Record<ReconcilerKey, { attributes: readonly stri
   lease: { attributes: ['lease'], delete: false },
   // renews the lease before observing.
   observe: { attributes: ['lease'], delete: false },
-  // records the intent before the EKS call. The store's writeStatus re-writes the unchanged status
-  // in the same update, so `status` is listed until the store has an intent-only write.
-  apply: { attributes: ['lease', 'status', 'intent'], delete: false },
+  // records the intent before the EKS call (an intent-only write; `lease` is the condition).
+  apply: { attributes: ['lease', 'intent'], delete: false },
   writeStatus: {
-    attributes: ['lease', 'status', 'history', 'historyAppended', 'intent', 'trackedUpdates'],
+    attributes: ['lease', 'status', 'history', 'historyAppended', 'intent', 'trackedUpdates', 'applied'],
     delete: true,
   },
 };

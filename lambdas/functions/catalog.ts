@@ -39,7 +39,7 @@ export const FUNCTIONS = {
     entry: 'lease.ts',
     step: 'lease',
     description: 'Acquire and release the per-cluster lease',
-    capabilities: ['table:reconcile'],
+    capabilities: ['table:read', 'table:reconcile'],
     timeoutSeconds: 10,
     memoryMb: 256,
   },

@@ -23,6 +23,8 @@ export interface ObserveResult {
   readonly trackedUpdates: readonly TrackedUpdate[];
   /** Deletion calls made so far for this record (bounded; see DeletionStuck). */
   readonly deletionCalls: number;
+  /** Successful applies per operation key in this generation (part of the idempotency tokens). */
+  readonly applied: Readonly<Record<string, number>>;
 }
 
 export type PlanAction = 'apply' | 'wait' | 'none' | 'blocked' | 'specInvalid' | 'release' | 'paused';

@@ -12,9 +12,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { PlanDefaults } from '../core/plan/types.js';
 import { getPolicyEngine, type PolicyEngine } from '../policy/index.js';
 import { EksProvider } from '../provider/eks-provider.js';
+import { DEFAULTS_ENV, defaultsFromEnv } from '../provider/ops.js';
 import { DynamoDesiredStateStore } from '../store/dynamo-store.js';
 import {
   DEFAULT_CONFIG,
@@ -28,31 +28,15 @@ import { sfnStarter } from './sfn-starter.js';
 export const ENV = {
   table: 'CLOUDORCH_TABLE_NAME',
   stateMachine: 'CLOUDORCH_STATE_MACHINE_ARN',
-  clusterRole: 'CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN',
-  nodeRole: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
-  subnets: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
-  securityGroups: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
+  // Deployment defaults for creates: one definition, the provider's.
+  clusterRole: DEFAULTS_ENV.clusterRoleArn,
+  nodeRole: DEFAULTS_ENV.nodeRoleArn,
+  subnets: DEFAULTS_ENV.subnetIds,
+  securityGroups: DEFAULTS_ENV.securityGroupIds,
   ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
 } as const;
 
-const list = (v: string | undefined) =>
-  v
-    ? v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
-
-export function defaultsFromEnv(env: NodeJS.ProcessEnv = process.env): PlanDefaults {
-  const subnets = list(env[ENV.subnets]);
-  const sgs = list(env[ENV.securityGroups]);
-  return {
-    ...(env[ENV.clusterRole] ? { clusterRoleArn: env[ENV.clusterRole] } : {}),
-    ...(env[ENV.nodeRole] ? { nodeRoleArn: env[ENV.nodeRole] } : {}),
-    ...(subnets.length > 0 ? { subnetIds: subnets } : {}),
-    ...(sgs.length > 0 ? { securityGroupIds: sgs } : {}),
-  };
-}
+const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];

@@ -31,10 +31,10 @@ export class ProviderRefusedError extends PermanentError {
 
 /** Deployment configuration a create falls back to when the spec leaves it open. */
 export const DEFAULTS_ENV = {
-  clusterRoleArn: 'CLOUDORCH_CLUSTER_ROLE_ARN',
-  nodeRoleArn: 'CLOUDORCH_NODE_ROLE_ARN',
-  subnetIds: 'CLOUDORCH_SUBNET_IDS',
-  securityGroupIds: 'CLOUDORCH_SECURITY_GROUP_IDS',
+  clusterRoleArn: 'CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN',
+  nodeRoleArn: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
+  subnetIds: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
+  securityGroupIds: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
 } as const;
 
 const list = (v: string | undefined) =>

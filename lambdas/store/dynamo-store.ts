@@ -29,6 +29,7 @@ import {
   type ClusterRecord,
   type DesiredStateStore,
   HISTORY_LIMIT,
+  type Intent,
   type ScanPage,
   type StatusWrite,
 } from './types.js';
@@ -189,6 +190,15 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     }
   }
 
+  async recordIntent(id: string, owner: string, intent: Intent): Promise<void> {
+    try {
+      await this.update(id, { set: { intent } }, { expression: OWNED_BY_ME, values: { ':me': owner } });
+    } catch (err) {
+      if (isConditionFailure(err)) throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`);
+      throw err;
+    }
+  }
+
   async writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord> {
     const mutation = statusMutation(write);
     if (!write.history?.length) {
@@ -302,6 +312,7 @@ function statusMutation(write: StatusWrite): Mutation {
   const set: Record<string, unknown> = { status: write.status };
   if (write.intent) set['intent'] = write.intent;
   if (write.trackedUpdates) set['trackedUpdates'] = write.trackedUpdates;
+  if (write.applied) set['applied'] = write.applied;
   return write.intent === null ? { set, remove: ['intent'] } : { set };
 }
 

@@ -55,9 +55,16 @@ export interface ClusterRecord {
    * Reconciler-owned; it also guards the read-trim-write of `history` against a concurrent append.
    */
   readonly historyAppended?: number;
+  readonly applied?: AppliedCounts;
 }
 
 export const HISTORY_LIMIT = 50;
+
+/** Successful applies per operation key (core `applyKey`) within one generation; feeds the tokens. */
+export interface AppliedCounts {
+  readonly generation: number;
+  readonly counts: Readonly<Record<string, number>>;
+}
 
 export interface ApplyResult {
   readonly record: ClusterRecord;
@@ -68,6 +75,7 @@ export interface ApplyResult {
 
 export interface StatusWrite {
   readonly status: ClusterStatus;
+  readonly applied?: AppliedCounts;
   /** Appended to history (the store keeps the newest HISTORY_LIMIT). */
   readonly history?: readonly HistoryEntry[];
   /** `null` clears it. */
@@ -102,6 +110,8 @@ export interface DesiredStateStore {
   releaseLease(id: string, owner: string): Promise<void>;
   /** Writes status (and history, intent, tracked updates) only while `owner` holds the lease. */
   writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord>;
+  /** Records what is about to be called (only `intent`), only while `owner` holds the lease. */
+  recordIntent(id: string, owner: string, intent: Intent): Promise<void>;
   /** Deletes the record once deletion was requested and completed, only while `owner` holds the lease. */
   release(id: string, owner: string): Promise<void>;
   /** One page of one scan segment. */

@@ -263,6 +263,12 @@ describe('planner: table-driven cases', () => {
     c.expect(plan(c.d, c.o, DEFAULTS));
   });
 
+  it('a create after a successful create of the same target (it vanished) gets a new token', () => {
+    const again = firstAction(plan(desired({}, { applied: { 'CreateCluster:demo': 1 } }), observation(null), DEFAULTS));
+    const first = firstAction(plan(desired(), observation(null), DEFAULTS));
+    expect(again && 'clientRequestToken' in again && first && 'clientRequestToken' in first && again.clientRequestToken !== first.clientRequestToken).toBe(true);
+  });
+
   it('tokens are deterministic per generation and operation', () => {
     const a = firstAction(plan(desired(), observation(null), DEFAULTS));
     const b = firstAction(plan(desired(), observation(null), DEFAULTS));

@@ -175,14 +175,14 @@ describe('DynamoDB writes limited by attribute', () => {
     }
   });
 
-  it('only write-status writes history; status only by write-status and apply (intent write)', () => {
+  it('only write-status writes status, history, tracked updates and apply counts', () => {
     const writers = (attr: string) =>
       (Object.keys(FUNCTIONS) as FunctionKey[]).filter((k) => updateAttributes(k).includes(attr)).sort();
     expect(writers('history')).toEqual(['writeStatus']);
     expect(writers('trackedUpdates')).toEqual(['writeStatus']);
-    // apply re-writes the unchanged status together with its intent (store.writeStatus); see
-    // RECONCILE_WRITES in infra/lib/capabilities.ts.
-    expect(writers('status')).toEqual(['apply', 'writeStatus']);
+    expect(writers('status')).toEqual(['writeStatus']);
+    expect(writers('applied')).toEqual(['writeStatus']);
+    expect(writers('intent')).toEqual(['apply', 'writeStatus']);
     expect(updateAttributes('lease').sort()).toEqual(['id', 'lease']);
     expect(updateAttributes('observe').sort()).toEqual(['id', 'lease']);
   });

@@ -341,7 +341,7 @@ describe('pipeline scenarios', () => {
     const afterCrash = await h.cp.store.get(id);
     expect(afterCrash?.lease?.owner).toBe(crashed?.owner);
     expect(afterCrash?.intent).toMatchObject({ operation: 'CreateCluster' });
-    expect(afterCrash?.status?.ready).toBe(false);
+    expect(afterCrash?.status?.ready ?? false).toBe(false);
     // Time passes: the dead execution's lease expires and the sweep takes over.
     await h.cp.store.acquireLease(id, crashed!.owner, 1, new Date(Date.now() - 60_000));
     const report = await h.cp.sweepNow();
@@ -408,6 +408,21 @@ describe('pipeline scenarios', () => {
     expect(await h.cp.store.get(id)).toBeUndefined();
     const calls = await record('deletion with node groups');
     expect(mutating(calls)).toEqual({ DeleteNodegroup: 1, DeleteCluster: 1 });
+  });
+
+  it('a cluster deleted out of band is created again: same generation, new idempotency token', async () => {
+    const id = 'team/phoenix';
+    await applyAndSettle(h, id, spec('phoenix'));
+    const first = (await h.cp.store.get(id))!.applied;
+    expect(first?.counts).toMatchObject({ 'CreateCluster:phoenix': 1 });
+    await sim().vanishCluster('phoenix');
+    await sim().resetCalls();
+    await h.cp.sweepNow();
+    await h.cp.settle();
+    expect(await statusOf(h, id)).toMatchObject({ ready: true, observedGeneration: 1 });
+    expect((await describeCluster('phoenix'))?.cluster.status).toBe('ACTIVE');
+    expect((await h.cp.store.get(id))!.applied?.counts).toMatchObject({ 'CreateCluster:phoenix': 2 });
+    expect(mutating(await record('cluster deleted out of band'))).toEqual({ CreateCluster: 1, CreateNodegroup: 1 });
   });
 
   it('"not found" during deletion releases the record', async () => {

@@ -216,10 +216,10 @@ describe('request details', () => {
     expect(defaultsFromEnv({})).toEqual({});
     expect(
       defaultsFromEnv({
-        CLOUDORCH_CLUSTER_ROLE_ARN: 'arn:c',
-        CLOUDORCH_NODE_ROLE_ARN: 'arn:n',
-        CLOUDORCH_SUBNET_IDS: 'subnet-1, subnet-2',
-        CLOUDORCH_SECURITY_GROUP_IDS: '',
+        CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN: 'arn:c',
+        CLOUDORCH_DEFAULT_NODE_ROLE_ARN: 'arn:n',
+        CLOUDORCH_DEFAULT_SUBNET_IDS: 'subnet-1, subnet-2',
+        CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS: '',
       }),
     ).toEqual({ clusterRoleArn: 'arn:c', nodeRoleArn: 'arn:n', subnetIds: ['subnet-1', 'subnet-2'] });
   });

@@ -13,7 +13,7 @@ import type { Step } from './guards.js';
 import { busy, impossible, ownershipBlock } from './guards.js';
 import { desiredNodegroup, desiredScaling, matchesShape, sameScaling } from './nodegroup.js';
 import { diffTags } from './tags.js';
-import { idempotencyToken } from './tokens.js';
+import { applyKey, idempotencyToken } from './tokens.js';
 import type { Desired, Impossible, MutatingOperation, PlanDefaults } from './types.js';
 
 export type { Step } from './guards.js';
@@ -59,6 +59,7 @@ function createCluster(d: Desired, defaults: PlanDefaults): Step {
         'CreateCluster',
         spec.clusterName,
         spec.kubernetesVersion,
+        d.applied?.[applyKey('CreateCluster', spec.clusterName)] ?? 0,
       ),
     },
   };
@@ -139,7 +140,7 @@ function convergeStep(d: Desired, o: Observation, c: ObservedCluster, defaults: 
   }
   const step = (next: MutatingOperation): Step => ({ impossible: blockers, next });
   const token = (kind: string, target: string, value: string) =>
-    idempotencyToken(d.id, d.generation, kind, target, value);
+    idempotencyToken(d.id, d.generation, kind, target, value, d.applied?.[applyKey(kind, target)] ?? 0);
   const base = { clusterName: c.name, region: c.region };
 
   if (ownershipOf(c.tags, d.id) === 'unowned') {

@@ -11,12 +11,18 @@ export function idempotencyToken(
   kind: string,
   target: string,
   value: string,
+  attempt = 0,
 ): string {
   const h = createHash('sha256')
-    .update(JSON.stringify([recordId, generation, kind, target, value]))
+    .update(JSON.stringify([recordId, generation, kind, target, value, attempt]))
     .digest('hex');
   // EKS accepts tokens of this shape; 40 hex chars keep it well under any length limit.
   return `co-${h.slice(0, 40)}`;
+}
+
+/** The key under which successful applies of one operation on one target are counted. */
+export function applyKey(kind: string, target: string): string {
+  return `${kind}:${target}`;
 }
 
 /** A short stable hash for names. */

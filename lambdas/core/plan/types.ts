@@ -10,6 +10,12 @@ export interface Desired {
   readonly spec: CloudClusterSpec;
   readonly generation: number;
   readonly deletionRequested: boolean;
+  /**
+   * How many times each token-bearing operation (by {@link applyKey}) was applied successfully in
+   * this generation. Part of the token: a resource that vanished after its create is created again
+   * under a new token, while a retry after a crash (not yet counted) reuses the old one.
+   */
+  readonly applied?: Readonly<Record<string, number>>;
 }
 
 /** Where a create gets what the spec leaves to deployment configuration. */

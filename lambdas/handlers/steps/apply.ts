@@ -6,7 +6,6 @@
  */
 import { NotFoundError } from '../../core/errors.js';
 import { describeOperation } from '../../core/plan/plan.js';
-import { applyOutcome } from '../../core/status.js';
 import { LeaseLostError, RecordNotFoundError } from '../../store/errors.js';
 import type { ApplyStepResult, ExecutionState } from '../contracts.js';
 import { deps } from '../deps.js';
@@ -26,21 +25,11 @@ export async function applyStep(state: ExecutionState): Promise<ApplyStepResult>
     return { operation: op.kind, description, skipped: true };
 
   // Intent first: what is about to be called, under which token, is on record before the call.
-  const at = now();
-  await store.writeStatus(state.id, state.owner, {
-    status:
-      record.status ??
-      applyOutcome(
-        undefined,
-        { kind: 'Progressing', operation: description },
-        { generation: record.generation, now: at },
-      ),
-    intent: {
-      operation: op.kind,
-      ...('clientRequestToken' in op ? { clientRequestToken: op.clientRequestToken } : {}),
-      generation: record.generation,
-      at: at.toISOString(),
-    },
+  await store.recordIntent(state.id, state.owner, {
+    operation: op.kind,
+    ...('clientRequestToken' in op ? { clientRequestToken: op.clientRequestToken } : {}),
+    generation: record.generation,
+    at: now().toISOString(),
   });
   try {
     const r = await provider.apply(op);

@@ -24,6 +24,7 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
     deletionRequested: record.deletionRequestedAt !== undefined,
     trackedUpdates: record.trackedUpdates ?? [],
     deletionCalls,
+    applied: record.applied?.generation === record.generation ? record.applied.counts : {},
   };
   const v = validateSpec(record.spec);
   if (!v.ok) return { ...base, specIssues: v.issues };

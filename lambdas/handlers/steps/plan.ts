@@ -30,6 +30,7 @@ export async function planStep(state: ExecutionState): Promise<PlanResult> {
     spec: o.spec,
     generation: o.generation,
     deletionRequested: o.deletionRequested,
+    applied: o.applied,
   };
   const operations = plan(desired, o.observation, config.defaults);
   const impossible = operations.filter((op): op is Impossible => op.kind === 'Impossible');

@@ -6,7 +6,8 @@
 import type { Observation } from '../../core/observation.js';
 import type { TrackedUpdate } from '../../core/provider.js';
 import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } from '../../core/status.js';
-import type { HistoryEntry } from '../../store/types.js';
+import { applyKey } from '../../core/plan/tokens.js';
+import type { AppliedCounts, ClusterRecord, HistoryEntry } from '../../store/types.js';
 import type { ExecutionState } from '../contracts.js';
 import { deps } from '../deps.js';
 import { emit, logger, METRIC } from '../telemetry.js';
@@ -83,6 +84,16 @@ function trackedAfter(
   return base.slice(-4);
 }
 
+/** Counts a successful apply, so a later create of the same target (after it vanished) gets a new token. */
+function appliedAfter(state: ExecutionState, record: ClusterRecord, generation: number): { applied?: AppliedCounts } {
+  const op = state.plan?.next;
+  if (!op || !state.applied || state.applied.skipped || !('clientRequestToken' in op)) return {};
+  const target = 'nodegroupName' in op ? op.nodegroupName : op.clusterName;
+  const key = applyKey(op.kind, target);
+  const counts = record.applied?.generation === generation ? record.applied.counts : {};
+  return { applied: { generation, counts: { ...counts, [key]: (counts[key] ?? 0) + 1 } } };
+}
+
 export async function writeStatusStep(
   state: ExecutionState,
 ): Promise<{ written: string; newerGeneration?: boolean }> {
@@ -103,6 +114,7 @@ export async function writeStatusStep(
   });
   await store.writeStatus(state.id, state.owner, {
     status,
+    ...appliedAfter(state, record, generation),
     history: historyOf(state, outcome, at.toISOString(), generation),
     intent: null,
     trackedUpdates: trackedAfter(

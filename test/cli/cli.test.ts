@@ -1,0 +1,173 @@
+/**
+ * The CLI end to end against `cloudorch dev` started as a child process, exactly as a user runs
+ * them: apply -> Ready, drift -> corrected, plan exit codes, clear errors that change nothing.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const CLI = join(ROOT, 'bin/cloudorch.mjs');
+const EXAMPLE = join(ROOT, 'examples/dev-small.yaml');
+const dir = mkdtempSync(join(tmpdir(), 'cloudorch-cli-'));
+const env = { ...process.env, CLOUDORCH_DEV_STATE: join(dir, 'dev.json'), NO_COLOR: '1' };
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cloudorch(args: string[], input?: string): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI, ...args], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const v = await f();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+interface Rec {
+  id: string;
+  generation: number;
+  status?: {
+    ready: boolean;
+    observedGeneration: number;
+    observed?: { nodeCount?: number };
+    lastDrift?: { field: string }[];
+    conditions: { type: string; status: string; reason: string }[];
+  };
+}
+async function records(): Promise<Rec[]> {
+  const r = await cloudorch(['get', '-o', 'json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Rec[];
+}
+
+let dev: ChildProcess;
+let devLog = '';
+beforeAll(async () => {
+  dev = spawn(process.execPath, [CLI, 'dev', '--port', '0', '--sweep-interval', '1', '--speed', '2000', '--wait-scale', '0.005'], { env, cwd: ROOT });
+  dev.stdout?.on('data', (d: Buffer) => {
+    devLog += d.toString();
+  });
+  dev.stderr?.on('data', (d: Buffer) => {
+    devLog += d.toString();
+  });
+  await until('cloudorch dev to start', async () => (existsSync(env.CLOUDORCH_DEV_STATE) && devLog.includes('press Ctrl-C') ? true : undefined));
+}, 120_000);
+
+afterAll(async () => {
+  if (dev && dev.exitCode === null) {
+    const exited = new Promise((r) => dev.once('exit', r));
+    dev.kill('SIGINT');
+    await exited;
+  }
+});
+
+describe('cloudorch against cloudorch dev', () => {
+  it('dev prints where each part listens', () => {
+    for (const part of ['dashboard', 'DynamoDB store', 'EKS simulator', 'Step Functions', 'sweep']) expect(devLog).toContain(part);
+  });
+
+  it('apply -> Ready, and get shows the columns', async () => {
+    const r = await cloudorch(['apply', '-f', EXAMPLE]);
+    expect(r).toMatchObject({ code: 0, stdout: 'cloudcluster/team-payments/dev-small created\n' });
+    const rec = await until('Ready', async () => (await records()).find((x) => x.id === 'team-payments/dev-small' && x.status?.ready));
+    expect(rec.status?.observed?.nodeCount).toBe(2);
+    const g = await cloudorch(['get']);
+    const [header, line] = g.stdout.trimEnd().split('\n');
+    expect(header?.split(/\s{2,}/)).toEqual(['NAME', 'REGION', 'VERSION', 'NODES', 'INSTANCE', 'READY', 'SYNCED', 'DRIFT', 'COST/MO', 'AGE']);
+    expect(line?.split(/\s{2,}/).slice(0, 9)).toEqual(['team-payments/dev-small', 'us-east-1', '1.34', '2', 't3.medium', 'true', 'true', 'no', '$133.74']);
+    expect((await cloudorch(['apply', '-f', EXAMPLE])).stdout).toBe('cloudcluster/team-payments/dev-small unchanged\n');
+  });
+
+  it('plan exits 0 without changes, 2 with changes, 1 on error', async () => {
+    const same = await cloudorch(['plan', '-f', EXAMPLE]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/no changes[\s\S]*policy: allowed/);
+    const bigger = join(dir, 'bigger.yaml');
+    writeFileSync(bigger, readFileSync(EXAMPLE, 'utf8').replace('nodeCount: 2', 'nodeCount: 4'));
+    const changed = await cloudorch(['plan', '-f', bigger]);
+    expect(changed.code).toBe(2);
+    expect(changed.stdout).toMatch(/1\. scale node group \S+ .*"desiredSize":4/);
+    expect(changed.stdout).toMatch(/cost: \$194\.47\/month \(\+\$60\.73\)/);
+    // plan changed nothing
+    expect((await records()).find((x) => x.id === 'team-payments/dev-small')?.generation).toBe(1);
+    const missing = await cloudorch(['plan', '-f', join(dir, 'nope.yaml')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: .*nope\.yaml/);
+  });
+
+  it('bad YAML and bad specs give clear errors naming file, document and field, and change nothing', async () => {
+    const before = await records();
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(
+      bad,
+      `${readFileSync(EXAMPLE, 'utf8').replace('dev-small', 'other')}\n---\napiVersion: compute.cloudorch.io/v1\nkind: CloudCluster\nmetadata: {name: broken}\nspec: {provider: aws, region: mars-1, clusterName: x, kubernetesVersion: "1.34", nodeCount: 1000, instanceType: t3.medium}\n`,
+    );
+    const r = await cloudorch(['apply', '-f', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad}#2: spec.region: region "mars-1" is not in the allowed regions`);
+    expect(r.stderr).toContain(`${bad}#2: spec.nodeCount: nodeCount must be at most 450`);
+    expect(r.stderr).toContain('nothing was applied');
+    const y = await cloudorch(['apply', '-f', '-'], 'apiVersion: [oops\n');
+    expect(y.code).toBe(1);
+    expect(y.stderr).toMatch(/<stdin>#1: invalid YAML/);
+    // The valid first document of bad.yaml was not applied either.
+    expect((await records()).map((x) => x.id)).toEqual(before.map((x) => x.id));
+  });
+
+  it('drift made through the simulator is detected and corrected by the sweep', async () => {
+    const d = await cloudorch(['sim', 'drift', 'payments-dev', '--nodes', '5']);
+    expect(d.code, d.stderr).toBe(0);
+    const fixed = await until('drift corrected', async () => {
+      const rec = (await records()).find((x) => x.id === 'team-payments/dev-small');
+      return rec?.status?.lastDrift?.some((x) => x.field === 'nodeCount') && rec.status.observed?.nodeCount === 2 && rec.status.ready ? rec : undefined;
+    });
+    expect(fixed.status?.conditions.find((c) => c.type === 'Drifted')?.status).toBe('False');
+    const desc = await cloudorch(['describe', 'dev-small']);
+    expect(desc.stdout).toMatch(/Last drift:\n {2}- nodeCount: want 2, found 5/);
+    expect(desc.stdout).toMatch(/Ready\s+True\s+Reconciled/);
+  });
+
+  it('reconcile starts an execution; delete removes the cluster and then the record', async () => {
+    expect((await cloudorch(['reconcile', 'dev-small'])).stdout).toMatch(/reconcile started/);
+    const del = await cloudorch(['delete', 'dev-small']);
+    expect(del.stdout).toMatch(/deletion requested \(deletionPolicy Delete/);
+    await until('record released', async () => ((await records()).length === 0 ? true : undefined));
+    expect((await cloudorch(['describe', 'dev-small'])).code).toBe(1);
+  });
+
+  it('sim commands refuse to run against AWS', async () => {
+    const r = await cloudorch(['--table', 't', '--region', 'us-east-1', 'sim', 'reset']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/only works against `cloudorch dev`/);
+  });
+});
+
+describe('cloudorch dev --demo', () => {
+  it('runs the demo to success and prints the summary', async () => {
+    const demoEnv = { ...env, CLOUDORCH_DEV_STATE: join(dir, 'demo.json') };
+    const r = await new Promise<Result>((resolve) => {
+      execFile(process.execPath, [CLI, 'dev', '--demo', '--port', '0'], { env: demoEnv, cwd: ROOT, timeout: 120_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/drift detected .* after the change, corrected .* after it/);
+    expect(r.stdout).toMatch(/denied by policy \(nothing applied\): research\/gpu-sandbox/);
+    expect(existsSync(demoEnv.CLOUDORCH_DEV_STATE)).toBe(false); // removed on a clean stop
+  }, 150_000);
+});
