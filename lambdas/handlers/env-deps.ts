@@ -24,6 +24,7 @@ import {
   setDepsFactory,
 } from './deps.js';
 import { sfnStarter } from './sfn-starter.js';
+import { emit, METRIC } from './telemetry.js';
 
 export const ENV = {
   table: 'CLOUDORCH_TABLE_NAME',
@@ -36,7 +37,13 @@ export const ENV = {
   ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
 } as const;
 
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];
@@ -74,7 +81,10 @@ export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {
       client: new DynamoDBClient({}),
       tableName: required(env, ENV.table),
     }),
-    provider: new EksProvider({ defaults }),
+    provider: new EksProvider({
+      defaults,
+      onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
+    }),
     policy: engineEvaluator(),
     executions: starterFromEnv(env),
     now: () => new Date(),

@@ -27,6 +27,8 @@ export interface EksClientOptions {
   /** Overrides of the retry budget (tests shorten the delays; production uses the defaults). */
   readonly retry?: Partial<RetryBudget>;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Told about each throttled EKS attempt, with its region (for the EksThrottled metric). */
+  readonly onThrottle?: (region: string) => void;
 }
 
 export class EksClients {
@@ -50,7 +52,7 @@ export class EksClients {
         ...(this.endpoint ? { endpoint: this.endpoint } : {}),
         ...this.credentialsFor(region, roleArn),
         maxAttempts: this.budget.maxAttempts,
-        retryStrategy: budgetedRetryStrategy(this.budget),
+        retryStrategy: budgetedRetryStrategy(this.budget, Math.random, () => this.opts.onThrottle?.(region)),
         requestHandler: HTTP_TIMEOUTS,
       });
       this.cache.set(key, client);

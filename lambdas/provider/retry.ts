@@ -86,6 +86,8 @@ export class RetryBudgetExhausted extends Error {
 export function budgetedRetryStrategy(
   budget: RetryBudget = EKS_RETRY_BUDGET,
   random: () => number = Math.random,
+  /** Told about every throttled attempt (the EksThrottled metric). */
+  onThrottle?: () => void,
 ): RetryStrategyV2 & { capacity(): number } {
   let capacity = budget.quota;
   return {
@@ -93,6 +95,7 @@ export function budgetedRetryStrategy(
     acquireInitialRetryToken: async () => new BudgetToken(0, 0, 0),
     refreshRetryTokenForRetry: async (token, info) => {
       const throttled = info.errorType === 'THROTTLING';
+      if (throttled) onThrottle?.();
       const cost = throttled ? budget.throttlingRetryCost : budget.retryCost;
       const spent = token instanceof BudgetToken ? token.spent : 0;
       const retries = token.getRetryCount();

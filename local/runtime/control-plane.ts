@@ -16,6 +16,7 @@ import { DEFAULT_CONFIG, type Deps, setDeps } from '../../lambdas/handlers/deps.
 import { engineEvaluator } from '../../lambdas/handlers/env-deps.js';
 import { sfnStarter } from '../../lambdas/handlers/sfn-starter.js';
 import { runStep } from '../../lambdas/handlers/steps/index.js';
+import { emit, METRIC } from '../../lambdas/handlers/telemetry.js';
 import { onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import { type SweepReport, sweep } from '../../lambdas/handlers/triggers/sweep.js';
@@ -149,6 +150,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       credentials: CREDENTIALS,
       defaults: LOCAL_DEFAULTS,
       retry: { baseDelayMs: 5, throttlingBaseDelayMs: 10, maxDelayMs: 50 },
+      onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
     });
 
     const definitionOpts = opts.definition ?? DEFAULT_DEFINITION_OPTIONS;

@@ -307,6 +307,10 @@ describe('pipeline scenarios', () => {
     const calls = await record('30% throttling');
     expect(mutating(calls)).toEqual({ CreateCluster: 1, CreateNodegroup: 1 });
     expect(total(calls)).toBeLessThanOrEqual(THROTTLED_CREATE_CALL_BOUND);
+    // Every throttled answer was seen and counted (the dashboard's and CloudWatch's throttle panel).
+    const throttled = Object.values(calls).reduce((n, c) => n + c.throttled, 0);
+    expect(throttled).toBeGreaterThan(0);
+    expect(metrics.filter((m) => m.name === 'EksThrottled').length).toBe(throttled);
   });
 
   it('a crash between apply and status write -> the next run converges with no duplicate create', async () => {
@@ -422,7 +426,10 @@ describe('pipeline scenarios', () => {
     expect(await statusOf(h, id)).toMatchObject({ ready: true, observedGeneration: 1 });
     expect((await describeCluster('phoenix'))?.cluster.status).toBe('ACTIVE');
     expect((await h.cp.store.get(id))!.applied?.counts).toMatchObject({ 'CreateCluster:phoenix': 2 });
-    expect(mutating(await record('cluster deleted out of band'))).toEqual({ CreateCluster: 1, CreateNodegroup: 1 });
+    expect(mutating(await record('cluster deleted out of band'))).toEqual({
+      CreateCluster: 1,
+      CreateNodegroup: 1,
+    });
   });
 
   it('"not found" during deletion releases the record', async () => {

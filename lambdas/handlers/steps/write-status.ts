@@ -4,9 +4,9 @@
  * complete. Metrics are emitted here, from the same facts the status shows.
  */
 import type { Observation } from '../../core/observation.js';
+import { applyKey } from '../../core/plan/tokens.js';
 import type { TrackedUpdate } from '../../core/provider.js';
 import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } from '../../core/status.js';
-import { applyKey } from '../../core/plan/tokens.js';
 import type { AppliedCounts, ClusterRecord, HistoryEntry } from '../../store/types.js';
 import type { ExecutionState } from '../contracts.js';
 import { deps } from '../deps.js';
@@ -85,7 +85,11 @@ function trackedAfter(
 }
 
 /** Counts a successful apply, so a later create of the same target (after it vanished) gets a new token. */
-function appliedAfter(state: ExecutionState, record: ClusterRecord, generation: number): { applied?: AppliedCounts } {
+function appliedAfter(
+  state: ExecutionState,
+  record: ClusterRecord,
+  generation: number,
+): { applied?: AppliedCounts } {
   const op = state.plan?.next;
   if (!op || !state.applied || state.applied.skipped || !('clientRequestToken' in op)) return {};
   const target = 'nodegroupName' in op ? op.nodegroupName : op.clusterName;
