@@ -264,9 +264,17 @@ describe('planner: table-driven cases', () => {
   });
 
   it('a create after a successful create of the same target (it vanished) gets a new token', () => {
-    const again = firstAction(plan(desired({}, { applied: { 'CreateCluster:demo': 1 } }), observation(null), DEFAULTS));
+    const again = firstAction(
+      plan(desired({}, { applied: { 'CreateCluster:demo': 1 } }), observation(null), DEFAULTS),
+    );
     const first = firstAction(plan(desired(), observation(null), DEFAULTS));
-    expect(again && 'clientRequestToken' in again && first && 'clientRequestToken' in first && again.clientRequestToken !== first.clientRequestToken).toBe(true);
+    expect(
+      again &&
+        'clientRequestToken' in again &&
+        first &&
+        'clientRequestToken' in first &&
+        again.clientRequestToken !== first.clientRequestToken,
+    ).toBe(true);
   });
 
   it('tokens are deterministic per generation and operation', () => {
