@@ -69,11 +69,13 @@ export async function startWebhook(opts: {
   port: number;
   host: string;
   log: (m: string) => void;
+  /** Time-dependent policies read this; injected by tests. */
+  clock?: () => Date;
 }): Promise<WebhookServer> {
   const certPath = join(opts.certDir, CERT_FILE);
   const keyPath = join(opts.certDir, KEY_FILE);
   const creds = () => ({ cert: readFileSync(certPath), key: readFileSync(keyPath) });
-  const handler = admissionHandler(opts.engine, opts.log);
+  const handler = admissionHandler(opts.engine, opts.log, opts.clock);
   const server = createServer({ ...creds(), minVersion: 'TLSv1.3' }, (req, res) => void handler(req, res));
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {

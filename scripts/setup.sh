@@ -93,11 +93,23 @@ ensure_java() {
   fi
 }
 
+# The bridge suite's real Kubernetes API server (k8s.io/apiextensions-apiserver) and etcd, built
+# from the Go module proxy by tools/k8s-testenv (pinned go.mod/go.sum) into the user cache, only when
+# missing. A failed build does not abort setup (the bridge suite then builds again or fails loudly).
+ensure_k8s_testenv() {
+  local dir="$CACHE/k8s-testenv-v0.34.10/bin"
+  if [ -x "$dir/etcd" ] && [ -x "$dir/apiextensions-apiserver" ]; then return; fi
+  command -v go >/dev/null 2>&1 || { log "Go is required to build the bridge suite's API server"; return 0; }
+  log "building apiextensions-apiserver and etcd into $dir (first run only, several minutes)"
+  "$ROOT/tools/k8s-testenv/build.sh" "$dir" >/dev/null || log "k8s-testenv build failed; the bridge suite will fail"
+}
+
 ensure_node
 ensure_npm_packages
 ensure_opa
 ensure_moto
 ensure_java
+ensure_k8s_testenv
 export PATH="$ROOT/node_modules/.bin:$PATH"
 export CLOUDORCH_CACHE="$CACHE"
 export NODE_NO_WARNINGS=1

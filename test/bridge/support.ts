@@ -27,7 +27,7 @@ export const validSpec = (over: Partial<CloudClusterSpecInput> = {}): CloudClust
   provider: 'aws',
   region: 'us-east-1',
   clusterName: 'team-a',
-  kubernetesVersion: '1.31',
+  kubernetesVersion: '1.34',
   nodeCount: 3,
   instanceType: 't3.large',
   tags: { team: 'platform', environment: 'dev' },
@@ -50,6 +50,7 @@ export function cloudCluster(ns: string, name: string, spec: unknown = validSpec
 export interface Dynamo {
   /** What the bridge uses: through the proxy. */
   readonly bridgeClient: DynamoDBClient;
+  readonly bridgeEndpoint: string;
   readonly store: DynamoDesiredStateStore;
   down(): Promise<void>;
   up(): Promise<void>;
@@ -98,6 +99,7 @@ export async function startDynamo(tableName = TABLE): Promise<Dynamo> {
   await createTable(client, tableName, { stream: false });
   return {
     bridgeClient,
+    bridgeEndpoint: `http://127.0.0.1:${proxyPort}`,
     store: new DynamoDesiredStateStore({ client, tableName }),
     down,
     up,
