@@ -1,0 +1,304 @@
+/**
+ * The manifests and the binary are one deployable unit. Parsed from bridge/deploy, every path, port,
+ * name and flag must match what the binary serves and reads; then the binary is started with the
+ * Deployment's own arguments against the real API server and answers on the manifests' paths.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import {
+  CRD_NAME,
+  DEFAULT_CERT_DIR,
+  DEPLOY,
+  FINALIZER,
+  GROUP,
+  HEALTHZ_PATH,
+  PLURAL,
+  READYZ_PATH,
+  WEBHOOK_PATH,
+} from '../../bridge/constants.js';
+import { CRD_FILE, PRINTER_COLUMNS, renderCrd } from '../../bridge/crd.js';
+import { FLAGS, FlagError, parseFlags, scanArgs } from '../../bridge/flags.js';
+import { freePort } from '../store/servers.js';
+import {
+  BUNDLE_PATH,
+  cloudCluster,
+  crPath,
+  type Dynamo,
+  installCrd,
+  startDynamo,
+  validSpec,
+  waitFor,
+} from './support.js';
+import { startTestEnv, type TestEnv } from './testenv.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DEPLOY_DIR = join(ROOT, 'bridge', 'deploy');
+
+/** A parsed YAML document; read with {@link at}, which walks a dotted path and returns unknown. */
+type Doc = Record<string, unknown>;
+
+function at(x: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((cur, k) => {
+    if (Array.isArray(cur)) return cur[Number(k)];
+    return cur && typeof cur === 'object' ? (cur as Doc)[k] : undefined;
+  }, x);
+}
+const list = (x: unknown, path: string): Doc[] => {
+  const v = at(x, path);
+  if (!Array.isArray(v)) throw new Error(`${path} is not a list`);
+  return v as Doc[];
+};
+const text = (x: unknown, path: string): string => {
+  const v = at(x, path);
+  if (typeof v !== 'string') throw new Error(`${path} is not a string`);
+  return v;
+};
+
+function manifests(): Doc[] {
+  return readdirSync(DEPLOY_DIR)
+    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+    .flatMap((f) => parseAllDocuments(readFileSync(join(DEPLOY_DIR, f), 'utf8')).map((d) => d.toJS() as Doc));
+}
+
+function find(kind: string, name?: string): Doc {
+  const doc = manifests().find(
+    (d) => d['kind'] === kind && (name === undefined || at(d, 'metadata.name') === name),
+  );
+  if (!doc) throw new Error(`no ${kind} ${name ?? ''} in bridge/deploy`);
+  return doc;
+}
+
+const deployment = () => find('Deployment', DEPLOY.name);
+const container = (): Doc => list(deployment(), 'spec.template.spec.containers')[0] as Doc;
+const deploymentArgs = (): string[] => list(container(), 'args').map(String);
+const containerPort = (name: string): unknown =>
+  list(container(), 'ports').find((p) => p['name'] === name)?.['containerPort'];
+
+describe('manifests match the binary', () => {
+  it('the committed CRD is exactly what the generator produces from the spec schema', () => {
+    expect(readFileSync(CRD_FILE, 'utf8')).toBe(renderCrd());
+    const crd = find('CustomResourceDefinition', CRD_NAME);
+    const columns = list(crd, 'spec.versions.0.additionalPrinterColumns');
+    expect(columns.map((c) => c['name'])).toEqual(['READY', 'SYNCED', 'VERSION', 'NODES', 'COST', 'AGE']);
+    expect(columns.find((c) => c['name'] === 'READY')?.['jsonPath']).toBe(
+      '.status.conditions[?(@.type=="Ready")].status',
+    );
+    expect(columns.find((c) => c['name'] === 'SYNCED')?.['jsonPath']).toBe(
+      '.status.conditions[?(@.type=="Synced")].status',
+    );
+    expect(columns).toEqual(PRINTER_COLUMNS);
+  });
+
+  it('every Deployment argument is a flag the binary parses, with no placeholder left unparsed', () => {
+    const args = deploymentArgs();
+    const given = scanArgs(args);
+    expect(given.size).toBe(args.length); // no repeats: each line in the manifest means one thing
+    const flags = parseFlags(args);
+    expect(flags.leaderElect).toBe(true);
+    expect(flags.webhookPort).toBe(containerPort('webhook'));
+    expect(flags.healthPort).toBe(containerPort('health'));
+    expect(flags.webhookCertDir).toBe(DEFAULT_CERT_DIR);
+    expect(flags.leaderElectionNamespace).toBe(DEPLOY.namespace);
+    expect(flags.leaderElectionId).toBe(DEPLOY.leaseName);
+  });
+
+  it('unknown or malformed flags fail with a message naming them', () => {
+    expect(() => parseFlags([...deploymentArgs(), '--webhook-prot=1'])).toThrow(
+      /unknown flag --webhook-prot/,
+    );
+    expect(() => parseFlags([...deploymentArgs(), '--health-port=http'])).toThrow(FlagError);
+    expect(() => parseFlags(['--table-name=t'])).toThrow(/missing required flags: --policy-bundle/);
+    expect(() => parseFlags([...deploymentArgs(), 'positional'])).toThrow(/unexpected argument/);
+    expect(Object.keys(FLAGS)).toContain('leader-elect');
+  });
+
+  it('probes, Service, webhook configuration, certificate and RBAC point at what the binary serves', () => {
+    const c = container();
+    expect(at(c, 'livenessProbe.httpGet')).toEqual({ path: HEALTHZ_PATH, port: 'health' });
+    expect(at(c, 'readinessProbe.httpGet')).toEqual({ path: READYZ_PATH, port: 'health' });
+    const mount = list(c, 'volumeMounts').find(
+      (m) => m['mountPath'] === parseFlags(deploymentArgs()).webhookCertDir,
+    );
+    const volume = list(deployment(), 'spec.template.spec.volumes').find(
+      (v) => v['name'] === mount?.['name'],
+    );
+    const cert = find('Certificate');
+    expect(at(volume, 'secret.secretName')).toBe(text(cert, 'spec.secretName'));
+
+    const svc = find('Service', DEPLOY.webhookService);
+    expect(at(svc, 'spec.ports.0.targetPort')).toBe('webhook');
+    expect(at(svc, 'spec.selector')).toEqual(at(deployment(), 'spec.selector.matchLabels'));
+    const vwc = find('ValidatingWebhookConfiguration');
+    const hook = list(vwc, 'webhooks')[0];
+    expect(at(hook, 'name')).toBe(DEPLOY.webhookName);
+    expect(at(hook, 'clientConfig.service')).toEqual({
+      name: DEPLOY.webhookService,
+      namespace: DEPLOY.namespace,
+      path: WEBHOOK_PATH,
+      port: at(svc, 'spec.ports.0.port'),
+    });
+    expect(at(hook, 'rules.0')).toMatchObject({
+      apiGroups: [GROUP],
+      resources: [PLURAL],
+      operations: ['CREATE', 'UPDATE'],
+    });
+    expect(at(vwc, 'metadata.annotations')).toMatchObject({
+      'cert-manager.io/inject-ca-from': `${DEPLOY.namespace}/${text(cert, 'metadata.name')}`,
+    });
+    expect(at(cert, 'spec.dnsNames')).toContain(`${DEPLOY.webhookService}.${DEPLOY.namespace}.svc`);
+
+    const leaseRule = list(find('Role'), 'rules').find((r) => r['resourceNames']);
+    expect(leaseRule?.['resourceNames']).toEqual([parseFlags(deploymentArgs()).leaderElectionId]);
+    const sa = find('ServiceAccount', text(deployment(), 'spec.template.spec.serviceAccountName'));
+    expect(at(sa, 'metadata.annotations')).toMatchObject({
+      'eks.amazonaws.com/role-arn': expect.stringMatching(/^arn:aws:iam::\d{12}:role\//),
+    });
+    expect(at(find('PodDisruptionBudget'), 'spec.selector')).toEqual(at(deployment(), 'spec.selector'));
+    expect(FINALIZER.startsWith(GROUP)).toBe(true);
+  });
+
+  it('the pod runs non-root, read-only, without privilege escalation, under RuntimeDefault seccomp', () => {
+    expect(at(deployment(), 'spec.template.spec.securityContext')).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container()['securityContext']).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+  });
+
+  it('kustomization lists every manifest in the folder', () => {
+    const k: unknown = parseAllDocuments(
+      readFileSync(join(DEPLOY_DIR, 'kustomization.yaml'), 'utf8'),
+    )[0]?.toJS();
+    const files = readdirSync(DEPLOY_DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+    expect(list(k, 'resources').map(String).sort()).toEqual(files.sort());
+  });
+});
+
+describe('the binary started with the Deployment arguments', () => {
+  let env: TestEnv;
+  let dynamo: Dynamo;
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  beforeAll(async () => {
+    env = await startTestEnv();
+    // The Deployment's --table-name, as it stands in the manifest.
+    dynamo = await startDynamo(parseFlags(deploymentArgs()).tableName);
+    await installCrd(env);
+  }, 600_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    await dynamo?.stop();
+    await env?.stop();
+  });
+
+  const spawnBridge = (args: string[]) => {
+    output = '';
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bridge', 'main.ts'), ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        KUBECONFIG: env.kubeconfigFile(),
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_ENDPOINT_URL_DYNAMODB: dynamo.bridgeEndpoint,
+      },
+    });
+    proc.stdout?.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
+    proc.stderr?.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
+    return proc;
+  };
+  const exited = (proc: ChildProcess) =>
+    new Promise<number | null>((res) =>
+      proc.exitCode !== null ? res(proc.exitCode) : proc.once('exit', (code) => res(code)),
+    );
+
+  it('refuses to start on an unknown flag, naming it', async () => {
+    const proc = spawnBridge([...deploymentArgs(), '--metrics-bind-address=:8080']);
+    expect(await exited(proc)).toBe(2);
+    expect(output).toContain('unknown flag --metrics-bind-address');
+  });
+
+  it('serves readiness and admission on the manifests’ paths, and mirrors a CR', async () => {
+    const [webhookPort, healthPort] = [await freePort(), await freePort()];
+    // Appended, last one wins: tests bind loopback on free ports, load the bundle from a file, and
+    // this API server has no Leases. Everything else is the Deployment's argument list as written.
+    const overlay = [
+      '--bind-address=127.0.0.1',
+      `--webhook-port=${webhookPort}`,
+      `--health-port=${healthPort}`,
+      `--webhook-cert-dir=${env.pki.webhookCertDir}`,
+      `--policy-bundle=${BUNDLE_PATH}`,
+      '--leader-elect=false',
+    ];
+    child = spawnBridge([...deploymentArgs(), ...overlay]);
+    const probe = text(container(), 'readinessProbe.httpGet.path');
+    const ready = await waitFor('readiness', async () => {
+      const r = await fetch(`http://127.0.0.1:${healthPort}${probe}`);
+      return r.status === 200 ? r.text() : undefined;
+    });
+    expect(ready).toContain('[+] watch ok');
+    const live = await fetch(
+      `http://127.0.0.1:${healthPort}${text(container(), 'livenessProbe.httpGet.path')}`,
+    );
+    expect(live.status).toBe(200);
+
+    const path = text(find('ValidatingWebhookConfiguration'), 'webhooks.0.clientConfig.service.path');
+    const review = await new Promise<string>((res, rej) => {
+      const r = request(
+        {
+          host: '127.0.0.1',
+          port: webhookPort,
+          path,
+          method: 'POST',
+          ca: readFileSync(env.pki.caCert),
+          servername: 'localhost',
+        },
+        (resp) => {
+          let text = '';
+          resp.on('data', (c: Buffer) => {
+            text += c.toString();
+          });
+          resp.on('end', () => res(text));
+        },
+      );
+      r.on('error', rej);
+      r.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: {
+            uid: 'u1',
+            operation: 'CREATE',
+            object: cloudCluster('ns1', 'x', validSpec({ region: 'xx-east-1' })),
+          },
+        }),
+      );
+    });
+    expect(JSON.parse(review)).toMatchObject({ response: { uid: 'u1', allowed: false } });
+
+    const created = await env.request('POST', crPath('ns1'), {
+      body: cloudCluster('ns1', 'spawned', validSpec()),
+    });
+    expect(created.status).toBe(201);
+    await waitFor('record from the spawned binary', () => dynamo.store.get('ns1/spawned'));
+
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  }, 120_000);
+});
