@@ -104,12 +104,28 @@ ensure_k8s_testenv() {
   "$ROOT/tools/k8s-testenv/build.sh" "$dir" >/dev/null || log "k8s-testenv build failed; the bridge suite will fail"
 }
 
+# Chromium for the dashboard browser test (playwright-core drives it; browser downloads are not
+# used). Installed from Debian only when /usr/bin/chromium is missing; a failed install does not
+# abort setup (the dashboard suite then fails loudly, it never skips).
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then return; fi
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    log "Chromium is required for the dashboard test: install Debian's chromium; the dashboard suite will fail"
+    return 0
+  fi
+  log "installing chromium (for the dashboard test)"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; then
+    log "Chromium install failed; the dashboard suite will fail"
+  fi
+}
+
 ensure_node
 ensure_npm_packages
 ensure_opa
 ensure_moto
 ensure_java
 ensure_k8s_testenv
+ensure_chromium
 export PATH="$ROOT/node_modules/.bin:$PATH"
 export CLOUDORCH_CACHE="$CACHE"
 export NODE_NO_WARNINGS=1
