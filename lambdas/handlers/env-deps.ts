@@ -14,7 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { getPolicyEngine, type PolicyEngine } from '../policy/index.js';
 import { EksProvider } from '../provider/eks-provider.js';
-import { DEFAULTS_ENV, defaultsFromEnv } from '../provider/ops.js';
+import { DEFAULTS_ENV, defaultsFromEnv, list } from '../provider/ops.js';
 import { DynamoDesiredStateStore } from '../store/dynamo-store.js';
 import {
   DEFAULT_CONFIG,
@@ -36,14 +36,6 @@ export const ENV = {
   securityGroups: DEFAULTS_ENV.securityGroupIds,
   ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
 } as const;
-
-const list = (v: string | undefined) =>
-  v
-    ? v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];
@@ -88,7 +80,7 @@ export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {
     policy: engineEvaluator(),
     executions: starterFromEnv(env),
     now: () => new Date(),
-    config: { ...DEFAULT_CONFIG, defaults, ownRoleArns: list(env[ENV.ownRoles]) },
+    config: { ...DEFAULT_CONFIG, defaults, ownRoleArns: list(env[ENV.ownRoles]) ?? [] },
   };
 }
 

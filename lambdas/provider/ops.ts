@@ -37,7 +37,8 @@ export const DEFAULTS_ENV = {
   securityGroupIds: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
 } as const;
 
-const list = (v: string | undefined) =>
+/** A comma-separated environment value as a list (undefined when empty). */
+export const list = (v: string | undefined) =>
   v
     ? v
         .split(',')

@@ -32,10 +32,26 @@ export function age(from: string | undefined, now: Date): string {
 
 export function table(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('   ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('   ')
+      .trimEnd(),
+  );
 }
 
-export const COLUMNS = ['NAME', 'REGION', 'VERSION', 'NODES', 'INSTANCE', 'READY', 'SYNCED', 'DRIFT', 'COST/MO', 'AGE'] as const;
+export const COLUMNS = [
+  'NAME',
+  'REGION',
+  'VERSION',
+  'NODES',
+  'INSTANCE',
+  'READY',
+  'SYNCED',
+  'DRIFT',
+  'COST/MO',
+  'AGE',
+] as const;
 
 /** One `get` row; READY/SYNCED come from the status, which derives them from conditions. */
 export function row(r: ClusterRecord, now: Date): string[] {

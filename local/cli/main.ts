@@ -3,9 +3,9 @@
  * 1 error (details on stderr), 2 `plan` found changes.
  */
 import { Command, Option } from 'commander';
-import { EXIT } from './commands/exit.js';
 import { applyCommand } from './commands/apply.js';
 import { describeCommand } from './commands/describe.js';
+import { EXIT } from './commands/exit.js';
 import { getCommand } from './commands/get.js';
 import { deleteCommand, reconcileCommand } from './commands/lifecycle.js';
 import { planCommand } from './commands/plan.js';
@@ -32,10 +32,15 @@ async function withTarget(program: Command, f: (t: Target) => Promise<number>): 
 
 export function buildProgram(): Command {
   const program = new Command('cloudorch')
-    .description('Keep EKS clusters converged on declared desired state.\n\nTargets a running `cloudorch dev` by default, or a deployed stack with --table and --region.\nExit codes: 0 success (plan: no changes), 1 error, 2 plan found changes.')
+    .description(
+      'Keep EKS clusters converged on declared desired state.\n\nTargets a running `cloudorch dev` by default, or a deployed stack with --table and --region.\nExit codes: 0 success (plan: no changes), 1 error, 2 plan found changes.',
+    )
     .option('--region <region>', 'AWS region of a deployed stack')
     .option('--table <name>', 'desired-state table of a deployed stack (stack output TableName)')
-    .option('--state-machine-arn <arn>', 'Reconcile state machine of a deployed stack (stack output StateMachineArn)')
+    .option(
+      '--state-machine-arn <arn>',
+      'Reconcile state machine of a deployed stack (stack output StateMachineArn)',
+    )
     .option('--profile <name>', 'AWS profile to use')
     .option('--no-color', 'never color the output')
     .exitOverride();
@@ -43,44 +48,55 @@ export function buildProgram(): Command {
 
   program
     .command('dev')
-    .description('run the whole control plane on this machine: store, EKS simulator, state machine, sweep, dashboard')
+    .description(
+      'run the whole control plane on this machine: store, EKS simulator, state machine, sweep, dashboard',
+    )
     .option('--demo', 'apply the examples, show convergence and a drift being corrected, then exit')
     .option('--data-dir <dir>', 'keep the store in this folder across restarts')
     .option('--port <port>', 'dashboard port (0: any free port)', '8787')
     .option('--sweep-interval <seconds>', 'seconds between sweeps', '5')
     .option('--speed <factor>', 'EKS simulator speed factor', '600')
     .option('--wait-scale <factor>', 'factor on the state machine waits', '0.02')
-    .action(async (opts: { demo?: boolean; dataDir?: string; port: string; sweepInterval: string; speed: string; waitScale: string }) => {
-      const { startDev } = await import('../dev/dev.js');
-      const out = o();
-      const dev = await startDev({
-        ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-        port: Number(opts.port),
-        sweepIntervalMs: Number(opts.sweepInterval) * 1000,
-        speed: Number(opts.speed),
-        waitScale: Number(opts.waitScale),
-        log: (l) => out.out(l),
-      });
-      if (opts.demo) {
-        const { runDemo } = await import('../dev/demo.js');
-        try {
-          process.exitCode = await runDemo(dev, (l) => out.out(l));
-        } finally {
-          await dev.stop();
+    .action(
+      async (opts: {
+        demo?: boolean;
+        dataDir?: string;
+        port: string;
+        sweepInterval: string;
+        speed: string;
+        waitScale: string;
+      }) => {
+        const { startDev } = await import('../dev/dev.js');
+        const out = o();
+        const dev = await startDev({
+          ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+          port: Number(opts.port),
+          sweepIntervalMs: Number(opts.sweepInterval) * 1000,
+          speed: Number(opts.speed),
+          waitScale: Number(opts.waitScale),
+          log: (l) => out.out(l),
+        });
+        if (opts.demo) {
+          const { runDemo } = await import('../dev/demo.js');
+          try {
+            process.exitCode = await runDemo(dev, (l) => out.out(l));
+          } finally {
+            await dev.stop();
+          }
+          return;
         }
-        return;
-      }
-      out.out('press Ctrl-C to stop');
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          out.out('\nstopping...');
-          dev.stop().then(resolve, resolve);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-      out.out('stopped');
-    });
+        out.out('press Ctrl-C to stop');
+        await new Promise<void>((resolve) => {
+          const stop = () => {
+            out.out('\nstopping...');
+            dev.stop().then(resolve, resolve);
+          };
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+        out.out('stopped');
+      },
+    );
 
   program
     .command('apply')
@@ -93,7 +109,9 @@ export function buildProgram(): Command {
     .description('list CloudClusters with their status')
     .addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table'))
     .option('-w, --watch', 'keep printing changes')
-    .action((name: string | undefined, opts: { output: string; watch?: boolean }) => withTarget(program, (t) => getCommand(t, o(), name, opts)));
+    .action((name: string | undefined, opts: { output: string; watch?: boolean }) =>
+      withTarget(program, (t) => getCommand(t, o(), name, opts)),
+    );
 
   program
     .command('describe <name>')
@@ -102,13 +120,17 @@ export function buildProgram(): Command {
 
   program
     .command('plan')
-    .description('preview the operations, cost delta and policy verdict without changing anything (exit 0: no changes, 2: changes, 1: error)')
+    .description(
+      'preview the operations, cost delta and policy verdict without changing anything (exit 0: no changes, 2: changes, 1: error)',
+    )
     .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
     .action((opts: { file: string[] }) => withTarget(program, (t) => planCommand(t, o(), opts.file)));
 
   program
     .command('delete <name>')
-    .description('request deletion (node groups, then the cluster, with deletionPolicy Delete; Retain keeps the cluster)')
+    .description(
+      'request deletion (node groups, then the cluster, with deletionPolicy Delete; Retain keeps the cluster)',
+    )
     .action((name: string) => withTarget(program, (t) => deleteCommand(t, o(), name)));
 
   program
@@ -116,16 +138,19 @@ export function buildProgram(): Command {
     .description('reconcile one CloudCluster now')
     .action((name: string) => withTarget(program, (t) => reconcileCommand(t, o(), name)));
 
-  const sim = program.command('sim').description('change the EKS simulator behind CloudOrch\'s back (cloudorch dev only)');
+  const sim = program
+    .command('sim')
+    .description("change the EKS simulator behind CloudOrch's back (cloudorch dev only)");
   sim
     .command('drift <clusterName>')
     .description('change a cluster out of band')
     .option('--region <region>', 'region of the cluster', 'us-east-1')
-    .option('--nodes <n>', 'set the node group\'s desired size')
+    .option('--nodes <n>', "set the node group's desired size")
     .option('--tag <key=value...>', 'set cluster tags')
     .option('--status <status>', 'force the cluster status')
-    .action((clusterName: string, opts: { region: string; nodes?: string; tag?: string[]; status?: string }) =>
-      withTarget(program, (t) => simDrift(t, o(), clusterName, opts.region, opts)),
+    .action(
+      (clusterName: string, opts: { region: string; nodes?: string; tag?: string[]; status?: string }) =>
+        withTarget(program, (t) => simDrift(t, o(), clusterName, opts.region, opts)),
     );
   sim
     .command('faults')
@@ -135,7 +160,10 @@ export function buildProgram(): Command {
     .option('--errors <fraction>', 'fraction of calls answered 5xx')
     .option('--latency <ms>', 'added latency')
     .option('--clear', 'remove all faults')
-    .action((opts: { op?: string[]; throttle?: string; errors?: string; latency?: string; clear?: boolean }) => withTarget(program, (t) => simFaults(t, o(), opts)));
+    .action(
+      (opts: { op?: string[]; throttle?: string; errors?: string; latency?: string; clear?: boolean }) =>
+        withTarget(program, (t) => simFaults(t, o(), opts)),
+    );
   sim
     .command('reset')
     .description('forget every simulated cluster')
@@ -154,7 +182,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (err) {
     const e = err as { code?: string; message?: string };
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
-      process.exitCode = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT.ok : EXIT.error;
+      process.exitCode =
+        e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT.ok : EXIT.error;
       return;
     }
     process.stderr.write(`error: ${e.message ?? String(err)}\n`);

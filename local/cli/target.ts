@@ -10,14 +10,19 @@ import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
 import type { ExecutionStarter, PolicyEvaluator } from '../../lambdas/handlers/deps.js';
 import { engineEvaluator } from '../../lambdas/handlers/env-deps.js';
-import { defaultsFromEnv } from '../../lambdas/provider/ops.js';
 import { sfnStarter } from '../../lambdas/handlers/sfn-starter.js';
-import { FileBundleSource, PolicyEngine, policyEngineFromEnv, POLICY_ENV } from '../../lambdas/policy/index.js';
+import {
+  FileBundleSource,
+  POLICY_ENV,
+  PolicyEngine,
+  policyEngineFromEnv,
+} from '../../lambdas/policy/index.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import { defaultsFromEnv } from '../../lambdas/provider/ops.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { ensurePolicyBundle } from '../../policies/build.js';
-import { SimAdminClient } from '../eks-sim/index.js';
 import { devStatePath, readDevState } from '../dev/state-file.js';
+import { SimAdminClient } from '../eks-sim/index.js';
 import { LOCAL_DEFAULTS } from '../runtime/control-plane.js';
 
 export interface TargetOptions {
@@ -67,13 +72,16 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
         ? sfnStarter(sfn, arn)
         : {
             start: async () => {
-              throw new TargetError('starting a reconcile needs --state-machine-arn (the stack output StateMachineArn)');
+              throw new TargetError(
+                'starting a reconcile needs --state-machine-arn (the stack output StateMachineArn)',
+              );
             },
           },
       provider: new EksProvider({ defaults: defaultsFromEnv() }),
       defaults: defaultsFromEnv(),
       // The deployed bundle when its location is given, else the policies of this checkout.
-      policy: async () => (process.env[POLICY_ENV.s3] ? engineEvaluator(() => policyEngineFromEnv()) : localPolicy()),
+      policy: async () =>
+        process.env[POLICY_ENV.s3] ? engineEvaluator(() => policyEngineFromEnv()) : localPolicy(),
       close: () => {
         ddb.destroy();
         sfn.destroy();
@@ -82,16 +90,30 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
   }
   const state = await readDevState(devStatePath());
   if (!state) {
-    throw new TargetError(`no running 'cloudorch dev' found (${devStatePath()}); start it, or target AWS with --table and --region`);
+    throw new TargetError(
+      `no running 'cloudorch dev' found (${devStatePath()}); start it, or target AWS with --table and --region`,
+    );
   }
-  const ddb = new DynamoDBClient({ endpoint: state.endpoints.dynamodb, region: state.region, credentials: LOCAL_CREDENTIALS });
-  const sfn = new SFNClient({ endpoint: state.endpoints.sfn, region: state.region, credentials: LOCAL_CREDENTIALS });
+  const ddb = new DynamoDBClient({
+    endpoint: state.endpoints.dynamodb,
+    region: state.region,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const sfn = new SFNClient({
+    endpoint: state.endpoints.sfn,
+    region: state.region,
+    credentials: LOCAL_CREDENTIALS,
+  });
   return {
     kind: 'local',
     description: `cloudorch dev (dashboard ${state.endpoints.dashboard})`,
     store: new DynamoDesiredStateStore({ client: ddb, tableName: state.tableName }),
     executions: sfnStarter(sfn, state.stateMachineArn),
-    provider: new EksProvider({ endpoint: state.endpoints.eks, credentials: LOCAL_CREDENTIALS, defaults: LOCAL_DEFAULTS }),
+    provider: new EksProvider({
+      endpoint: state.endpoints.eks,
+      credentials: LOCAL_CREDENTIALS,
+      defaults: LOCAL_DEFAULTS,
+    }),
     defaults: LOCAL_DEFAULTS,
     sim: new SimAdminClient(state.endpoints.eks, state.region),
     policy: localPolicy,

@@ -6,6 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listAll } from '../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
 import { COLUMNS, row, table } from '../cli/format.js';
 import { loadManifests } from '../cli/load.js';
@@ -15,9 +16,7 @@ const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 /** Upper bound for each demo phase; the demo fails loudly instead of hanging. */
 const PHASE_TIMEOUT_MS = 120_000;
 
-async function records(dev: DevHandle): Promise<ClusterRecord[]> {
-  return (await dev.cp.store.scanSegment(0, 1, { limit: 100 })).records.sort((a, b) => a.id.localeCompare(b.id));
-}
+const records = (dev: DevHandle): Promise<ClusterRecord[]> => listAll(dev.cp.store);
 
 async function until<T>(what: string, f: () => Promise<T | undefined>, pollMs = 100): Promise<T> {
   const deadline = Date.now() + PHASE_TIMEOUT_MS;
@@ -29,20 +28,26 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, pollMs = 
   }
 }
 
-const reasonOf = (r: ClusterRecord) => r.status?.conditions.find((c) => c.type === 'Ready')?.reason ?? 'Pending';
-const settled = (r: ClusterRecord) => r.status?.observedGeneration === r.generation && ['Reconciled', 'PolicyViolation', 'SpecInvalid', 'NotOwned', 'ImpossibleChange'].includes(reasonOf(r));
+const reasonOf = (r: ClusterRecord) =>
+  r.status?.conditions.find((c) => c.type === 'Ready')?.reason ?? 'Pending';
+const settled = (r: ClusterRecord) =>
+  r.status?.observedGeneration === r.generation &&
+  ['Reconciled', 'PolicyViolation', 'SpecInvalid', 'NotOwned', 'ImpossibleChange'].includes(reasonOf(r));
 
 export async function runDemo(dev: DevHandle, log: (line: string) => void): Promise<number> {
   const t0 = Date.now();
   const secs = (from: number) => `${((Date.now() - from) / 1000).toFixed(1)}s`;
   const files = (await readdir(EXAMPLES)).filter((f) => f.endsWith('.yaml')).map((f) => join(EXAMPLES, f));
   const { manifests, issues } = await loadManifests(files);
-  if (issues.length > 0) throw new Error(`demo: examples are invalid: ${issues.map((i) => i.message).join('; ')}`);
+  if (issues.length > 0)
+    throw new Error(`demo: examples are invalid: ${issues.map((i) => i.message).join('; ')}`);
 
   log('\n1. apply the examples');
   for (const m of manifests) {
     await dev.cp.store.applySpec(m.id, m.spec);
-    log(`   cloudcluster/${m.id} applied (${m.spec.clusterName}, ${m.spec.nodeCount} x ${m.spec.instanceType})`);
+    log(
+      `   cloudcluster/${m.id} applied (${m.spec.clusterName}, ${m.spec.nodeCount} x ${m.spec.instanceType})`,
+    );
   }
 
   log('\n2. watch them converge');
@@ -65,26 +70,41 @@ export async function runDemo(dev: DevHandle, log: (line: string) => void): Prom
   if (!target) throw new Error('demo: no example converged to Ready');
   const want = target.spec.nodeCount;
   const drifted = want + 3;
-  log(`\n3. drift: someone scales ${target.spec.clusterName} from ${want} to ${drifted} nodes behind CloudOrch's back`);
-  const obs = await dev.cp.deps.provider.observe({ clusterName: target.spec.clusterName, region: target.spec.region });
+  log(
+    `\n3. drift: someone scales ${target.spec.clusterName} from ${want} to ${drifted} nodes behind CloudOrch's back`,
+  );
+  const obs = await dev.cp.deps.provider.observe({
+    clusterName: target.spec.clusterName,
+    region: target.spec.region,
+  });
   const ng = obs.nodegroups[0];
   if (!ng) throw new Error('demo: the cluster has no node group');
   const callsBefore = await dev.cp.simAdmin.calls();
   const driftAt = Date.now();
-  await dev.cp.simAdmin.driftNodegroup(target.spec.clusterName, ng.name, { scaling: { desiredSize: drifted, maxSize: drifted } });
+  await dev.cp.simAdmin.driftNodegroup(target.spec.clusterName, ng.name, {
+    scaling: { desiredSize: drifted, maxSize: drifted },
+  });
   log(`   [${secs(t0)}] out-of-band change made in the simulator; waiting for the scheduled sweep`);
   const detected = await until('the drift to be detected', async () => {
     const r = await dev.cp.store.get(target.id);
     return r?.status?.conditions.some((c) => c.type === 'Drifted' && c.status === 'True') ? r : undefined;
   });
   const detectedAt = Date.now();
-  log(`   [${secs(t0)}] drift detected after ${secs(driftAt)}: ${(detected.status?.lastDrift ?? []).map((d) => `${d.field} want ${d.desired}, found ${d.observed}`).join('; ')}`);
+  log(
+    `   [${secs(t0)}] drift detected after ${secs(driftAt)}: ${(detected.status?.lastDrift ?? []).map((d) => `${d.field} want ${d.desired}, found ${d.observed}`).join('; ')}`,
+  );
   const fixed = await until('the drift to be corrected', async () => {
     const r = await dev.cp.store.get(target.id);
-    return r?.status?.ready && r.status.observed?.nodeCount === want && r.status.conditions.some((c) => c.type === 'Drifted' && c.status === 'False') ? r : undefined;
+    return r?.status?.ready &&
+      r.status.observed?.nodeCount === want &&
+      r.status.conditions.some((c) => c.type === 'Drifted' && c.status === 'False')
+      ? r
+      : undefined;
   });
   const correctedAt = Date.now();
-  log(`   [${secs(t0)}] drift corrected: ${fixed.status?.observed?.nodeCount} nodes again, ${((correctedAt - detectedAt) / 1000).toFixed(1)}s after detection`);
+  log(
+    `   [${secs(t0)}] drift corrected: ${fixed.status?.observed?.nodeCount} nodes again, ${((correctedAt - detectedAt) / 1000).toFixed(1)}s after detection`,
+  );
 
   const after = await records(dev);
   const calls = await dev.cp.simAdmin.calls();
@@ -92,9 +112,15 @@ export async function runDemo(dev: DevHandle, log: (line: string) => void): Prom
   const ex = dev.cp.sfn.counts();
   log('\nsummary');
   for (const line of table([[...COLUMNS], ...after.map((r) => row(r, new Date()))])) log(`   ${line}`);
-  log(`   converged ${manifests.length} clusters in ${((converged - t0) / 1000).toFixed(1)}s (the simulator runs EKS ${dev.cp.sim.state.config.speed}x faster)`);
-  log(`   drift detected ${((detectedAt - driftAt) / 1000).toFixed(1)}s after the change, corrected ${((correctedAt - driftAt) / 1000).toFixed(1)}s after it`);
-  log(`   EKS API calls: ${sum(calls)} in all, ${sum(calls) - sum(callsBefore)} for the drift; executions: ${ex.started} started, ${ex.succeeded} succeeded, ${ex.failed} failed`);
+  log(
+    `   converged ${manifests.length} clusters in ${((converged - t0) / 1000).toFixed(1)}s (the simulator runs EKS ${dev.cp.sim.state.config.speed}x faster)`,
+  );
+  log(
+    `   drift detected ${((detectedAt - driftAt) / 1000).toFixed(1)}s after the change, corrected ${((correctedAt - driftAt) / 1000).toFixed(1)}s after it`,
+  );
+  log(
+    `   EKS API calls: ${sum(calls)} in all, ${sum(calls) - sum(callsBefore)} for the drift; executions: ${ex.started} started, ${ex.succeeded} succeeded, ${ex.failed} failed`,
+  );
   const denied = after.filter((r) => reasonOf(r) === 'PolicyViolation').map((r) => r.id);
   log(`   denied by policy (nothing applied): ${denied.join(', ') || 'none'}`);
   log(`   dashboard: ${dev.dashboardUrl}`);

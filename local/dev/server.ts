@@ -3,33 +3,28 @@
  * dashboard's static files. Read-only: changes go through the CLI (records) and the simulator's
  * admin API, exactly as they would in AWS.
  */
+
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ClusterRecord } from '../../lambdas/store/types.js';
+import { listAll } from '../../lambdas/store/list.js';
 import type { ControlPlane } from '../runtime/control-plane.js';
 import type { MetricRecorder } from './recorder.js';
 
 const STATIC_DIR = fileURLToPath(new URL('./dashboard/', import.meta.url));
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
 
 export interface DevServerDeps {
   readonly cp: ControlPlane;
   readonly recorder: MetricRecorder;
   readonly startedAt: Date;
-}
-
-async function records(cp: ControlPlane): Promise<ClusterRecord[]> {
-  const all: ClusterRecord[] = [];
-  let next: string | undefined;
-  do {
-    const page = await cp.store.scanSegment(0, 1, next ? { next } : {});
-    all.push(...page.records);
-    next = page.next;
-  } while (next);
-  return all.sort((a, b) => a.id.localeCompare(b.id));
 }
 
 /** What the dashboard plots; the same figures the CloudWatch dashboard shows in AWS. */
@@ -52,7 +47,9 @@ export async function metricsSnapshot(d: DevServerDeps) {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+    .end(JSON.stringify(body));
 }
 
 async function serveStatic(path: string, res: ServerResponse): Promise<void> {
@@ -69,19 +66,23 @@ async function serveStatic(path: string, res: ServerResponse): Promise<void> {
 export async function handle(d: DevServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (req.method !== 'GET') return send(res, 405, { message: 'the dev API is read-only' });
-  if (url.pathname === '/api/clusters') return send(res, 200, await records(d.cp));
+  if (url.pathname === '/api/clusters') return send(res, 200, await listAll(d.cp.store));
   if (url.pathname.startsWith('/api/clusters/')) {
     const id = decodeURIComponent(url.pathname.slice('/api/clusters/'.length));
     const r = await d.cp.store.get(id);
     return r ? send(res, 200, r) : send(res, 404, { message: `no cluster ${id}` });
   }
   if (url.pathname === '/api/metrics') return send(res, 200, await metricsSnapshot(d));
-  if (url.pathname === '/api/health') return send(res, 200, { policy: d.cp.policy.health(), executions: d.cp.sfn.counts() });
+  if (url.pathname === '/api/health')
+    return send(res, 200, { policy: d.cp.policy.health(), executions: d.cp.sfn.counts() });
   if (url.pathname.startsWith('/api/')) return send(res, 404, { message: 'unknown API path' });
   return serveStatic(url.pathname, res);
 }
 
-export async function startDevServer(d: DevServerDeps, port: number): Promise<{ url: string; server: Server }> {
+export async function startDevServer(
+  d: DevServerDeps,
+  port: number,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     handle(d, req, res).catch((err: unknown) => send(res, 500, { message: String(err) }));
   });

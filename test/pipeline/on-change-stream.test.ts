@@ -3,11 +3,6 @@
  * for every kind of write the store makes: only spec, generation and deletion changes start an
  * execution; status, lease and release writes never do.
  */
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { applyOutcome } from '../../lambdas/core/status.js';
@@ -15,7 +10,7 @@ import { DEFAULT_CONFIG, setDeps } from '../../lambdas/handlers/deps.js';
 import { changeOf, onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { createTable } from '../../lambdas/store/table.js';
-import { type DynamoServer, dynamoClient, startDynamoDbLocal, streamsClient } from '../store/servers.js';
+import { type DynamoServer, dynamoClient, readStream, startDynamoDbLocal } from '../store/servers.js';
 import { spec } from './support.js';
 
 let server: DynamoServer;
@@ -23,32 +18,6 @@ beforeAll(async () => {
   server = await startDynamoDbLocal();
 }, 60_000);
 afterAll(async () => server?.stop());
-
-async function readAll(streamArn: string): Promise<DynamoDBRecord[]> {
-  const streams = streamsClient(server);
-  const out: DynamoDBRecord[] = [];
-  try {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    for (const shard of StreamDescription?.Shards ?? []) {
-      let { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shard.ShardId,
-          ShardIteratorType: 'TRIM_HORIZON',
-        }),
-      );
-      for (let page = 0; ShardIterator && page < 50; page++) {
-        const r = await streams.send(new GetRecordsCommand({ ShardIterator }));
-        if (!r.Records?.length) break;
-        out.push(...(r.Records as unknown as DynamoDBRecord[]));
-        ShardIterator = r.NextShardIterator;
-      }
-    }
-  } finally {
-    streams.destroy();
-  }
-  return out;
-}
 
 it('starts executions for spec and deletion changes only, from real stream records', async () => {
   const client = dynamoClient(server);
@@ -69,7 +38,7 @@ it('starts executions for spec and deletion changes only, from real stream recor
   await store.acquireLease(id, owner, 60_000);
   await store.release(id, owner); // REMOVE
 
-  const records = await readAll(streamArn!);
+  const records = (await readStream(server, streamArn!)) as unknown as DynamoDBRecord[];
   expect(records.map((r) => r.eventName)).toEqual([
     'INSERT',
     'MODIFY',

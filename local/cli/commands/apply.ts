@@ -20,7 +20,9 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
   for (const m of manifests) {
     try {
       const r = await t.store.applySpec(m.id, m.spec);
-      o.out(`cloudcluster/${m.id} ${r.created ? 'created' : r.changed ? `configured (generation ${r.record.generation})` : 'unchanged'}`);
+      o.out(
+        `cloudcluster/${m.id} ${r.created ? 'created' : r.changed ? `configured (generation ${r.record.generation})` : 'unchanged'}`,
+      );
     } catch (err) {
       if (err instanceof DeletionInProgressError) {
         o.err(`error: cloudcluster/${m.id} is being deleted; apply it again once it is gone`);

@@ -1,20 +1,12 @@
 /** `cloudorch get`: the clusters with their status columns, once or watching (`-w`). */
 import { stringify } from 'yaml';
+import { listAll } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import { COLUMNS, type Output, row, table } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
-export async function listRecords(t: Target): Promise<ClusterRecord[]> {
-  const all: ClusterRecord[] = [];
-  let next: string | undefined;
-  do {
-    const page = await t.store.scanSegment(0, 1, next ? { next } : {});
-    all.push(...page.records);
-    next = page.next;
-  } while (next);
-  return all.sort((a, b) => a.id.localeCompare(b.id));
-}
+export const listRecords = (t: Target): Promise<ClusterRecord[]> => listAll(t.store);
 
 function render(records: ClusterRecord[], format: string, now: Date): string {
   if (format === 'json') return JSON.stringify(records, null, 2);
@@ -22,7 +14,12 @@ function render(records: ClusterRecord[], format: string, now: Date): string {
   return table([[...COLUMNS], ...records.map((r) => row(r, now))]).join('\n');
 }
 
-export async function getCommand(t: Target, o: Output, name: string | undefined, opts: { output: string; watch?: boolean; intervalMs?: number }): Promise<number> {
+export async function getCommand(
+  t: Target,
+  o: Output,
+  name: string | undefined,
+  opts: { output: string; watch?: boolean; intervalMs?: number },
+): Promise<number> {
   if (!['table', 'json', 'yaml'].includes(opts.output)) {
     o.err(`error: -o must be table, json or yaml (got ${opts.output})`);
     return EXIT.error;

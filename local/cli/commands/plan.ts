@@ -19,10 +19,22 @@ function observedCost(o: Observation, region: string, at: Date): number {
   const ng = o.nodegroups[0];
   const type = ng?.instanceTypes[0];
   try {
-    return estimateMonthlyCost({ kubernetesVersion: c.version, instanceType: type ?? 't3.medium', nodeCount: ng ? ng.scaling.desiredSize : 0, spotEnabled: ng?.capacityType === 'SPOT', region }, at).monthlyCost;
+    return estimateMonthlyCost(
+      {
+        kubernetesVersion: c.version,
+        instanceType: type ?? 't3.medium',
+        nodeCount: ng ? ng.scaling.desiredSize : 0,
+        spotEnabled: ng?.capacityType === 'SPOT',
+        region,
+      },
+      at,
+    ).monthlyCost;
   } catch {
     // An instance type outside the price table: the control plane alone is what we can price.
-    return estimateMonthlyCost({ kubernetesVersion: c.version, instanceType: 't3.medium', nodeCount: 0, spotEnabled: false, region }, at).monthlyCost;
+    return estimateMonthlyCost(
+      { kubernetesVersion: c.version, instanceType: 't3.medium', nodeCount: 0, spotEnabled: false, region },
+      at,
+    ).monthlyCost;
   }
 }
 
@@ -37,19 +49,30 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
   let changes = false;
   for (const m of manifests) {
     const record = await t.store.get(m.id);
-    const desired = { id: m.id, spec: m.spec, generation: (record?.generation ?? 0) + 1, deletionRequested: false };
+    const desired = {
+      id: m.id,
+      spec: m.spec,
+      generation: (record?.generation ?? 0) + 1,
+      deletionRequested: false,
+    };
     const observation = await t.provider.observe({ clusterName: m.spec.clusterName, region: m.spec.region });
     const ops = plan(desired, observation, t.defaults);
     const estimate = estimateSpecCost(m.spec, now);
-    const decision = await policy.evaluate(buildPolicyInput({ desired, observation, plan: ops, estimate, now }));
+    const decision = await policy.evaluate(
+      buildPolicyInput({ desired, observation, plan: ops, estimate, now }),
+    );
     const delta = estimate.monthlyCost - observedCost(observation, m.spec.region, now);
-    o.out(`${m.id} (${m.spec.clusterName} in ${m.spec.region}): ${observation.cluster ? `cluster exists (${observation.cluster.status}, ${observation.cluster.version})` : 'cluster does not exist'}`);
+    o.out(
+      `${m.id} (${m.spec.clusterName} in ${m.spec.region}): ${observation.cluster ? `cluster exists (${observation.cluster.status}, ${observation.cluster.version})` : 'cluster does not exist'}`,
+    );
     if (ops.length === 0) o.out('  no changes');
     ops.forEach((op, i) => {
       const line = `  ${i + 1}. ${describeOperation(op)}`;
       o.out(op.kind === 'Impossible' ? paint(o, 'yellow', `${line}\n     hint: ${op.remediation}`) : line);
     });
-    o.out(`  cost: $${estimate.monthlyCost.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`);
+    o.out(
+      `  cost: $${estimate.monthlyCost.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`,
+    );
     if (decision.degraded) o.out(paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied'));
     else o.out(decision.allow ? paint(o, 'green', '  policy: allowed') : paint(o, 'red', '  policy: DENIED'));
     for (const v of decision.violations) o.out(`    - [${v.severity}] ${v.rule}: ${v.message}`);

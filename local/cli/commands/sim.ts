@@ -4,7 +4,8 @@ import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
 function simOf(t: Target, o: Output) {
-  if (!t.sim) o.err('error: `cloudorch sim` only works against `cloudorch dev` (the EKS simulator), never against AWS');
+  if (!t.sim)
+    o.err('error: `cloudorch sim` only works against `cloudorch dev` (the EKS simulator), never against AWS');
   return t.sim;
 }
 
@@ -14,7 +15,13 @@ export interface DriftOptions {
   readonly status?: string;
 }
 
-export async function simDrift(t: Target, o: Output, clusterName: string, region: string, opts: DriftOptions): Promise<number> {
+export async function simDrift(
+  t: Target,
+  o: Output,
+  clusterName: string,
+  region: string,
+  opts: DriftOptions,
+): Promise<number> {
   const sim = simOf(t, o);
   if (!sim) return EXIT.error;
   const obs = await t.provider.observe({ clusterName, region });
@@ -34,7 +41,9 @@ export async function simDrift(t: Target, o: Output, clusterName: string, region
       o.err(`error: cluster ${clusterName} has no node group`);
       return EXIT.error;
     }
-    await sim.driftNodegroup(clusterName, ng.name, { scaling: { desiredSize: n, maxSize: Math.max(n, ng.scaling.maxSize) } });
+    await sim.driftNodegroup(clusterName, ng.name, {
+      scaling: { desiredSize: n, maxSize: Math.max(n, ng.scaling.maxSize) },
+    });
     o.out(`node group ${ng.name}: desired size ${ng.scaling.desiredSize} -> ${n} (out of band)`);
   }
   if (Object.keys(tags).length > 0) {
@@ -48,7 +57,11 @@ export async function simDrift(t: Target, o: Output, clusterName: string, region
   return EXIT.ok;
 }
 
-export async function simFaults(t: Target, o: Output, opts: { op?: string[]; throttle?: string; errors?: string; latency?: string; clear?: boolean }): Promise<number> {
+export async function simFaults(
+  t: Target,
+  o: Output,
+  opts: { op?: string[]; throttle?: string; errors?: string; latency?: string; clear?: boolean },
+): Promise<number> {
   const sim = simOf(t, o);
   if (!sim) return EXIT.error;
   if (opts.clear) {
@@ -79,6 +92,9 @@ export async function simCalls(t: Target, o: Output): Promise<number> {
   const sim = simOf(t, o);
   if (!sim) return EXIT.error;
   const calls = await sim.calls();
-  for (const [op, c] of Object.entries(calls).sort()) o.out(`${op.padEnd(24)} ${c.requests} requests (${c.throttled} throttled, ${c.serverErrors} 5xx, ${c.rejected} rejected)`);
+  for (const [op, c] of Object.entries(calls).sort())
+    o.out(
+      `${op.padEnd(24)} ${c.requests} requests (${c.throttled} throttled, ${c.serverErrors} 5xx, ${c.rejected} rejected)`,
+    );
   return EXIT.ok;
 }
