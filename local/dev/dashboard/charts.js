@@ -77,8 +77,8 @@ function legend(prefix, series) {
  */
 export function bars({ id, title, rows, series, describe }) {
   const prefix = `p-${id}`;
-  const labelW = 170;
-  const barW = 210;
+  const labelW = 210;
+  const barW = 190;
   const rowH = 22;
   const totals = rows.map((r) => series.reduce((n, ser) => n + (r.values[ser.key] ?? 0), 0));
   const max = Math.max(1, ...totals);
