@@ -86,6 +86,8 @@ export class LeaderElector {
       await this.api.createNamespacedLease({
         namespace,
         body: {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
           metadata: { name, namespace },
           spec: {
             holderIdentity: identity,
