@@ -11,7 +11,12 @@ export interface DevState {
   readonly region: string;
   readonly tableName: string;
   readonly stateMachineArn: string;
-  readonly endpoints: { readonly dynamodb: string; readonly eks: string; readonly sfn: string; readonly dashboard: string };
+  readonly endpoints: {
+    readonly dynamodb: string;
+    readonly eks: string;
+    readonly sfn: string;
+    readonly dashboard: string;
+  };
   readonly startedAt: string;
 }
 
