@@ -273,9 +273,17 @@ export async function startTestEnv(): Promise<TestEnv> {
     await waitExit(child);
   };
 
+  // If the test process ends without stop() (a killed run), take the servers with it.
+  const reap = () => {
+    apiserver?.kill('SIGKILL');
+    etcd.kill('SIGKILL');
+  };
+  process.once('exit', reap);
+
   try {
     await startApiServer();
   } catch (err) {
+    process.off('exit', reap);
     etcd.kill('SIGTERM');
     await waitExit(etcd);
     throw err;
@@ -306,6 +314,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     stopApiServer,
     startApiServer,
     stop: async () => {
+      process.off('exit', reap);
       await stopApiServer();
       etcd.kill('SIGTERM');
       await waitExit(etcd);
