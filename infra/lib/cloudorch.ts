@@ -5,7 +5,7 @@
  */
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
@@ -169,6 +169,14 @@ export class CloudOrch extends Construct {
     const bridge = new BridgeRole(this, 'Bridge', props.bridge);
     this.bridgeRole = bridge.role;
     this.grantSpecWrite(this.bridgeRole);
+    // The bridge's admission webhook evaluates the same bundle the pipeline does: read that object only
+    // (GetObject with If-None-Match for the ETag check; the bucket uses S3-managed keys, no KMS).
+    this.bridgeRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.policyBundle.bucket.arnForObjects(this.policyBundle.objectKey)],
+      }),
+    );
 
     this.observability = new Observability(this, 'Observability', {
       stateMachine: this.stateMachine,
