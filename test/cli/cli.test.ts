@@ -22,9 +22,14 @@ interface Result {
 
 function cloudorch(args: string[], input?: string): Promise<Result> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI, ...args], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env, cwd: ROOT, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 }
@@ -58,14 +63,20 @@ async function records(): Promise<Rec[]> {
 let dev: ChildProcess;
 let devLog = '';
 beforeAll(async () => {
-  dev = spawn(process.execPath, [CLI, 'dev', '--port', '0', '--sweep-interval', '1', '--speed', '2000', '--wait-scale', '0.005'], { env, cwd: ROOT });
+  dev = spawn(
+    process.execPath,
+    [CLI, 'dev', '--port', '0', '--sweep-interval', '1', '--speed', '2000', '--wait-scale', '0.005'],
+    { env, cwd: ROOT },
+  );
   dev.stdout?.on('data', (d: Buffer) => {
     devLog += d.toString();
   });
   dev.stderr?.on('data', (d: Buffer) => {
     devLog += d.toString();
   });
-  await until('cloudorch dev to start', async () => (existsSync(env.CLOUDORCH_DEV_STATE) && devLog.includes('press Ctrl-C') ? true : undefined));
+  await until('cloudorch dev to start', async () =>
+    existsSync(env.CLOUDORCH_DEV_STATE) && devLog.includes('press Ctrl-C') ? true : undefined,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -78,19 +89,45 @@ afterAll(async () => {
 
 describe('cloudorch against cloudorch dev', () => {
   it('dev prints where each part listens', () => {
-    for (const part of ['dashboard', 'DynamoDB store', 'EKS simulator', 'Step Functions', 'sweep']) expect(devLog).toContain(part);
+    for (const part of ['dashboard', 'DynamoDB store', 'EKS simulator', 'Step Functions', 'sweep'])
+      expect(devLog).toContain(part);
   });
 
   it('apply -> Ready, and get shows the columns', async () => {
     const r = await cloudorch(['apply', '-f', EXAMPLE]);
     expect(r).toMatchObject({ code: 0, stdout: 'cloudcluster/team-payments/dev-small created\n' });
-    const rec = await until('Ready', async () => (await records()).find((x) => x.id === 'team-payments/dev-small' && x.status?.ready));
+    const rec = await until('Ready', async () =>
+      (await records()).find((x) => x.id === 'team-payments/dev-small' && x.status?.ready),
+    );
     expect(rec.status?.observed?.nodeCount).toBe(2);
     const g = await cloudorch(['get']);
     const [header, line] = g.stdout.trimEnd().split('\n');
-    expect(header?.split(/\s{2,}/)).toEqual(['NAME', 'REGION', 'VERSION', 'NODES', 'INSTANCE', 'READY', 'SYNCED', 'DRIFT', 'COST/MO', 'AGE']);
-    expect(line?.split(/\s{2,}/).slice(0, 9)).toEqual(['team-payments/dev-small', 'us-east-1', '1.34', '2', 't3.medium', 'true', 'true', 'no', '$133.74']);
-    expect((await cloudorch(['apply', '-f', EXAMPLE])).stdout).toBe('cloudcluster/team-payments/dev-small unchanged\n');
+    expect(header?.split(/\s{2,}/)).toEqual([
+      'NAME',
+      'REGION',
+      'VERSION',
+      'NODES',
+      'INSTANCE',
+      'READY',
+      'SYNCED',
+      'DRIFT',
+      'COST/MO',
+      'AGE',
+    ]);
+    expect(line?.split(/\s{2,}/).slice(0, 9)).toEqual([
+      'team-payments/dev-small',
+      'us-east-1',
+      '1.34',
+      '2',
+      't3.medium',
+      'true',
+      'true',
+      'no',
+      '$133.74',
+    ]);
+    expect((await cloudorch(['apply', '-f', EXAMPLE])).stdout).toBe(
+      'cloudcluster/team-payments/dev-small unchanged\n',
+    );
   });
 
   it('plan exits 0 without changes, 2 with changes, 1 on error', async () => {
@@ -134,7 +171,11 @@ describe('cloudorch against cloudorch dev', () => {
     expect(d.code, d.stderr).toBe(0);
     const fixed = await until('drift corrected', async () => {
       const rec = (await records()).find((x) => x.id === 'team-payments/dev-small');
-      return rec?.status?.lastDrift?.some((x) => x.field === 'nodeCount') && rec.status.observed?.nodeCount === 2 && rec.status.ready ? rec : undefined;
+      return rec?.status?.lastDrift?.some((x) => x.field === 'nodeCount') &&
+        rec.status.observed?.nodeCount === 2 &&
+        rec.status.ready
+        ? rec
+        : undefined;
     });
     expect(fixed.status?.conditions.find((c) => c.type === 'Drifted')?.status).toBe('False');
     const desc = await cloudorch(['describe', 'dev-small']);
@@ -161,8 +202,12 @@ describe('cloudorch dev --demo', () => {
   it('runs the demo to success and prints the summary', async () => {
     const demoEnv = { ...env, CLOUDORCH_DEV_STATE: join(dir, 'demo.json') };
     const r = await new Promise<Result>((resolve) => {
-      execFile(process.execPath, [CLI, 'dev', '--demo', '--port', '0'], { env: demoEnv, cwd: ROOT, timeout: 120_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [CLI, 'dev', '--demo', '--port', '0'],
+        { env: demoEnv, cwd: ROOT, timeout: 120_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
     expect(r.code, r.stderr).toBe(0);
