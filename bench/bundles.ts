@@ -1,0 +1,82 @@
+/**
+ * Bundles: synthesizes the CDK app (the same esbuild bundles `cdk deploy` uploads), then for each
+ * Lambda prints its bundle size (raw and gzip, as Lambda's zip limit counts compressed bytes) and
+ * its cold module-load time: a fresh `node` process importing the bundle, as a Lambda cold start
+ * does before the first invocation. Median of several fresh processes.
+ *
+ * Run: `npm run bench:bundles` (optional argument: fresh processes per bundle, default 5).
+ */
+import './lib/env.js';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { FUNCTIONS } from '../lambdas/functions/catalog.js';
+import { fmt, run, section, summarize, table } from './lib/stats.js';
+
+const exec = promisify(execFile);
+const runs = Number(process.argv[2] ?? 5);
+
+/** What the deployed functions get from the stack; the handlers only read it when invoked. */
+const LAMBDA_ENV = {
+  AWS_REGION: 'us-east-1',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+};
+
+const pascal = (k: string) => k[0]!.toUpperCase() + k.slice(1);
+
+async function loadMs(file: string): Promise<number> {
+  const code = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(performance.now() - t);`;
+  const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', code], {
+    env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENV },
+    timeout: 30_000,
+  });
+  return Number(stdout.trim().split('\n').pop());
+}
+
+async function main(): Promise<void> {
+  section('Bundles: size and cold module-load time per Lambda');
+  const out = await mkdtemp(join(tmpdir(), 'cloudorch-bench-synth-'));
+  try {
+    const t0 = performance.now();
+    await exec('npx', ['cdk', 'synth', '-q', '--no-notices', '--output', out], {
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    console.log(`cdk synth in ${fmt.s(performance.now() - t0)}`);
+    const template = JSON.parse(await readFile(join(out, 'CloudOrch.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }>;
+    };
+    const rows = [['function', 'memory', 'index.mjs', 'gzip', 'load median', 'load max']];
+    let total = 0;
+    for (const [key, spec] of Object.entries(FUNCTIONS)) {
+      const logical = Object.entries(template.Resources).find(
+        ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(`CloudOrchFunctions${pascal(key)}`),
+      );
+      const hash = logical?.[1].Properties.Code?.S3Key?.replace(/\.zip$/, '');
+      if (!hash) throw new Error(`no bundle for ${key} in the synthesized template`);
+      const file = join(out, `asset.${hash}`, 'index.mjs');
+      const bytes = (await stat(file)).size;
+      const gz = gzipSync(await readFile(file)).length;
+      total += bytes;
+      const samples: number[] = [];
+      // Sequential: parallel cold starts on 2 cores would measure contention, not loading.
+      for (let i = 0; i < runs; i++) samples.push(await loadMs(file));
+      const s = summarize(samples);
+      rows.push([key, `${spec.memoryMb} MB`, fmt.kib(bytes), fmt.kib(gz), fmt.ms(s.median), fmt.ms(s.max)]);
+    }
+    console.log(table(rows));
+    console.log(
+      `${Object.keys(FUNCTIONS).length} bundles, ${fmt.kib(total)} in total; load = import() of the bundle in a fresh node ` +
+        `process (${runs} each), before any handler runs; Lambda's own init (runtime start, code download) is not included`,
+    );
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+run(main);
