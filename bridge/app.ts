@@ -162,8 +162,9 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
     isLeader: () => (elector ? elector.isLeader() : true),
     stop: async () => {
       clearInterval(resync);
-      queue.stop();
+      // The informer first (no new keys), then the queue drains, so no write outlives the bridge.
       await informer?.stop();
+      await queue.stop();
       await elector?.stop();
       await Promise.all([webhook.close(), health.close()]);
     },

@@ -20,6 +20,7 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private running = false;
+  private stopped = false;
   private active = 0;
   private readonly backoff: BackoffOptions;
 
@@ -47,10 +48,17 @@ export class WorkQueue {
     this.running = false;
   }
 
-  stop(): void {
+  /**
+   * Stops for good: no new work, no retries, and resolves once the work in progress has finished
+   * (bounded), so callers can close the clients that work uses without racing it.
+   */
+  async stop(maxWaitMs = 15_000): Promise<void> {
     this.running = false;
+    this.stopped = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+    const deadline = Date.now() + maxWaitMs;
+    while (this.active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   }
 
   /** Failed attempts of a key so far (0 after a success). */
@@ -80,6 +88,7 @@ export class WorkQueue {
       const delay = backoffDelay(Math.min(n, 12), this.backoff) + 20;
       this.opts.log?.(`${key}: ${describeError(err)}; retry ${n} in ${delay} ms`);
       clearTimeout(this.timers.get(key));
+      if (this.stopped) return;
       this.timers.set(
         key,
         setTimeout(() => {
