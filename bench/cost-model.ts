@@ -133,7 +133,6 @@ async function main(): Promise<void> {
           totalSegments: 1,
           periodSeconds: SWEEP.periodS,
           concurrency: 8,
-          eksCallsPerSecond: 1000,
         }),
       );
       sweepCpuMs += performance.now() - t;

@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     const sweepRound = async () => {
       sweeps++;
       await origin.run('sweep', () =>
-        sweep({ segment: 0, totalSegments: 1, periodSeconds: 300, concurrency: 16, eksCallsPerSecond: 200 }),
+        sweep({ segment: 0, totalSegments: 1, periodSeconds: 300, concurrency: 16 }),
       );
       await cp.settle();
     };

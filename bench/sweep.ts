@@ -25,7 +25,12 @@ async function main(): Promise<void> {
     `config: ${REGIONS.length} regions, eksCallsPerSecond ${RATE} per region, concurrency ${CONCURRENCY}, ` +
       `OBSERVE_CALLS ${OBSERVE_CALLS}; 1% of clusters drifted (node group scaled out of band)`,
   );
-  const cp = await startControlPlane({ simSpeed: 4000, waitScale: 0.002, retryIntervalMs: 5 });
+  const cp = await startControlPlane({
+    simSpeed: 4000,
+    waitScale: 0.002,
+    retryIntervalMs: 5,
+    eksCallsPerSecond: RATE,
+  });
   try {
     const m = meter(cp);
     const tpl = await convergeTemplate(cp, m);
@@ -56,7 +61,6 @@ async function main(): Promise<void> {
         totalSegments: 1,
         periodSeconds: 300,
         concurrency: CONCURRENCY,
-        eksCallsPerSecond: RATE,
       });
       const wallMs = now() - s0;
       for (const d of drifted) setDesired(cp.sim.state.cluster(d.region, d.name), 2);
@@ -124,7 +128,7 @@ function printRun(
     `EKS requests ${fmt.int(reqs.length)} (${fmt.num(reqs.length / report.scanned, 2)} per cluster); DynamoDB ${fmt.num(m.meter.readUnits, 1)} read units for the scan`,
   );
   console.log(
-    `calls per observe: ${[...histogram].map(([calls, n]) => `${calls} calls x ${fmt.int(n)} clusters`).join(', ')} (token bucket charges ${OBSERVE_CALLS})`,
+    `calls per observe: ${[...histogram].map(([calls, n]) => `${calls} calls x ${fmt.int(n)} clusters`).join(', ')} (the limiter charges every HTTP attempt)`,
   );
   console.log(
     `drifted clusters found: ${drifted.filter((d) => started.has(d.id)).length}/${drifted.length}, after ${summaryLine(summarize(detect), fmt.s)} from the sweep's start`,

@@ -27,7 +27,6 @@ import { Triggers } from './triggers.js';
 export const SWEEP_ENV = {
   period: 'CLOUDORCH_SWEEP_PERIOD_SECONDS',
   concurrency: 'CLOUDORCH_SWEEP_CONCURRENCY',
-  eksCallsPerSecond: 'CLOUDORCH_EKS_CALLS_PER_SECOND',
 } as const;
 
 export interface CloudOrchProps {
@@ -47,7 +46,10 @@ export interface CloudOrchProps {
   readonly sweepSegments?: number;
   /** Clusters observed at once by one sweep run. @default 8 */
   readonly sweepConcurrency?: number;
-  /** EKS calls per second per region a sweep run may make. @default 5 */
+  /**
+   * EKS HTTP attempts (retries included) per second per region that each function instance calling
+   * EKS may make; a client-side limit per Lambda instance, not a global one. @default 5
+   */
   readonly eksCallsPerSecond?: number;
   /** How often the policy engine checks the bucket for a new bundle. @default 60 */
   readonly policyReloadSeconds?: number;
@@ -155,7 +157,12 @@ export class CloudOrch extends Construct {
     f.driftEvent.addEnvironment(ENV.ownRoles, fns.roles.apply.roleArn);
     f.sweep.addEnvironment(SWEEP_ENV.period, String(sweepRate.toSeconds()));
     f.sweep.addEnvironment(SWEEP_ENV.concurrency, String(props.sweepConcurrency ?? 8));
-    f.sweep.addEnvironment(SWEEP_ENV.eksCallsPerSecond, String(props.eksCallsPerSecond ?? 5));
+    for (const key of FUNCTION_KEYS) {
+      const caps: readonly string[] = FUNCTIONS[key].capabilities;
+      if (caps.includes('eks:read') || caps.includes('eks:write')) {
+        f[key].addEnvironment(ENV.eksCallsPerSecond, String(props.eksCallsPerSecond ?? 5));
+      }
+    }
 
     this.triggers = new Triggers(this, 'Triggers', {
       table: this.table,

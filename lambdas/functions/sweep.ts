@@ -20,6 +20,5 @@ export const handler = (event: { segment?: number; totalSegments?: number }) =>
       totalSegments: event.totalSegments ?? 1,
       periodSeconds: num('CLOUDORCH_SWEEP_PERIOD_SECONDS', 300),
       concurrency: num('CLOUDORCH_SWEEP_CONCURRENCY', 8),
-      eksCallsPerSecond: num('CLOUDORCH_EKS_CALLS_PER_SECOND', 5),
     }),
   );

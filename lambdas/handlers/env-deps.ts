@@ -25,6 +25,7 @@ import {
 } from './deps.js';
 import { sfnStarter } from './sfn-starter.js';
 import { emit, METRIC } from './telemetry.js';
+import { perSecondLimiter } from './token-bucket.js';
 
 export const ENV = {
   table: 'CLOUDORCH_TABLE_NAME',
@@ -35,6 +36,8 @@ export const ENV = {
   subnets: DEFAULTS_ENV.subnetIds,
   securityGroups: DEFAULTS_ENV.securityGroupIds,
   ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
+  /** EKS HTTP attempts per second per region for this function (unset: no client-side limit). */
+  eksCallsPerSecond: 'CLOUDORCH_EKS_CALLS_PER_SECOND',
 } as const;
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -68,6 +71,7 @@ function starterFromEnv(env: NodeJS.ProcessEnv): ExecutionStarter {
 
 export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {
   const defaults = defaultsFromEnv(env);
+  const rate = Number(env[ENV.eksCallsPerSecond]) || undefined;
   return {
     store: new DynamoDesiredStateStore({
       client: new DynamoDBClient({}),
@@ -76,6 +80,7 @@ export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {
     provider: new EksProvider({
       defaults,
       onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
+      ...(rate ? { beforeAttempt: perSecondLimiter(rate) } : {}),
     }),
     policy: engineEvaluator(),
     executions: starterFromEnv(env),

@@ -37,6 +37,23 @@ export class TokenBucket {
   }
 }
 
+/**
+ * A limiter that never lets more than `perSecond` calls per key into any one-second window: a token
+ * bucket admits at most `burst + rate x t` in any window of length t, so burst 1 and rate
+ * `perSecond - 1` give exactly `perSecond`.
+ */
+export function perSecondLimiter(
+  perSecond: number,
+  clock?: () => number,
+  sleep?: (ms: number) => Promise<void>,
+): (key: string) => Promise<void> {
+  if (!(perSecond >= 1))
+    throw new RangeError(`a rate limit needs at least 1 call per second, got ${perSecond}`);
+  const rate = perSecond >= 2 ? perSecond - 1 : perSecond / 2;
+  const buckets = new BucketsByKey(() => new TokenBucket(rate, 1, clock, sleep));
+  return (key) => buckets.for(key).take(1);
+}
+
 export class BucketsByKey {
   private readonly buckets = new Map<string, TokenBucket>();
   constructor(private readonly make: () => TokenBucket) {}

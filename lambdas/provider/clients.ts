@@ -29,6 +29,11 @@ export interface EksClientOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Told about each throttled EKS attempt, with its region (for the EksThrottled metric). */
   readonly onThrottle?: (region: string) => void;
+  /**
+   * Awaited before every HTTP attempt, retries included (a client-side rate limit per region):
+   * EKS's control-plane API throttles long before anything else in the pipeline does.
+   */
+  readonly beforeAttempt?: (region: string) => Promise<void>;
 }
 
 export class EksClients {
@@ -55,6 +60,17 @@ export class EksClients {
         retryStrategy: budgetedRetryStrategy(this.budget, Math.random, () => this.opts.onThrottle?.(region)),
         requestHandler: HTTP_TIMEOUTS,
       });
+      const wait = this.opts.beforeAttempt;
+      if (wait) {
+        // The deserialize step runs once per attempt, inside the retry loop of finalizeRequest.
+        client.middlewareStack.add(
+          (next) => async (args) => {
+            await wait(region);
+            return next(args);
+          },
+          { step: 'deserialize', name: 'cloudorchRateLimit' },
+        );
+      }
       this.cache.set(key, client);
     }
     return client;

@@ -17,6 +17,7 @@ import { engineEvaluator } from '../../lambdas/handlers/env-deps.js';
 import { sfnStarter } from '../../lambdas/handlers/sfn-starter.js';
 import { runStep } from '../../lambdas/handlers/steps/index.js';
 import { emit, METRIC } from '../../lambdas/handlers/telemetry.js';
+import { perSecondLimiter } from '../../lambdas/handlers/token-bucket.js';
 import { onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import { type SweepReport, sweep } from '../../lambdas/handlers/triggers/sweep.js';
@@ -64,6 +65,7 @@ export interface ControlPlaneOptions {
   readonly sweepIntervalMs?: number;
   /** Where the policy bundle is built (default policies/build). */
   readonly policyBuildDir?: string;
+  /** EKS HTTP attempts per second per region, retries included (omit: no client-side limit). */
   readonly eksCallsPerSecond?: number;
   /** Simulator clock, for tests that move time by hand. */
   readonly simClock?: () => number;
@@ -151,6 +153,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       defaults: LOCAL_DEFAULTS,
       retry: { baseDelayMs: 5, throttlingBaseDelayMs: 10, maxDelayMs: 50 },
       onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
+      ...(opts.eksCallsPerSecond ? { beforeAttempt: perSecondLimiter(opts.eksCallsPerSecond) } : {}),
     });
 
     const definitionOpts = opts.definition ?? DEFAULT_DEFINITION_OPTIONS;
@@ -196,7 +199,6 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       totalSegments: 1,
       periodSeconds: 1,
       concurrency: 4,
-      eksCallsPerSecond: opts.eksCallsPerSecond ?? 50,
     };
     const sweepNow = () => sweep(sweepOptions);
     if (opts.sweepIntervalMs) {

@@ -1,8 +1,9 @@
 /**
  * sweep (scheduled): scans one segment of the table and starts an execution only where there is
  * work: a stale status, a pending deletion, a dead execution (expired lease), drift, or a plan with
- * something to do. It observes and plans each cluster itself, with bounded concurrency and a token
- * bucket per region on EKS calls, so cost grows with change, not with fleet size. Failing clusters
+ * something to do. It observes and plans each cluster itself with bounded concurrency; the
+ * provider's per-region rate limit (every HTTP attempt, retries included) keeps it under the
+ * configured EKS call rate. Cost grows with change, not with fleet size. Failing clusters
  * are retried with exponential backoff derived from their history (no requeue storms).
  */
 
@@ -13,7 +14,6 @@ import type { ClusterRecord } from '../../store/types.js';
 import { deps } from '../deps.js';
 import { executionName, timeBucket } from '../execution-name.js';
 import { emit, logger, METRIC } from '../telemetry.js';
-import { BucketsByKey, TokenBucket } from '../token-bucket.js';
 
 export interface SweepOptions {
   readonly segment: number;
@@ -21,14 +21,16 @@ export interface SweepOptions {
   /** The schedule's period: one sweep execution per cluster per period at most. */
   readonly periodSeconds: number;
   readonly concurrency: number;
-  /** EKS calls per second per region (observe costs OBSERVE_CALLS tokens). */
-  readonly eksCallsPerSecond: number;
 }
 
-/** DescribeCluster + ListNodegroups + DescribeNodegroup for the one managed node group. */
-export const OBSERVE_CALLS = 3;
 const BACKOFF_BASE_MS = 60_000;
 const BACKOFF_CAP_MS = 6 * 3_600_000;
+
+/**
+ * EKS calls of observing a quiet cluster with its one node group (DescribeCluster, ListNodegroups,
+ * DescribeNodegroup): what capacity estimates divide the per-region rate by.
+ */
+export const OBSERVE_CALLS = 3;
 
 export type SweepDecision = { start: false; why: string } | { start: true; why: string };
 
@@ -62,14 +64,13 @@ export function decideFromRecord(r: ClusterRecord, now: Date): SweepDecision | u
   return undefined;
 }
 
-async function decide(r: ClusterRecord, limiter: BucketsByKey): Promise<SweepDecision> {
+async function decide(r: ClusterRecord): Promise<SweepDecision> {
   const { provider, config, now } = deps();
   const quick = decideFromRecord(r, now());
   if (quick) return quick;
   const v = validateSpec(r.spec);
   if (!v.ok) return { start: false, why: 'spec invalid' };
   if (v.spec.paused) return { start: false, why: 'paused' };
-  await limiter.for(v.spec.region).take(OBSERVE_CALLS);
   const observation = await provider.observe(
     { clusterName: v.spec.clusterName, region: v.spec.region },
     { trackedUpdates: r.trackedUpdates ?? [] },
@@ -104,9 +105,6 @@ export interface SweepReport {
 
 export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   const { store, executions, now } = deps();
-  const limiter = new BucketsByKey(
-    () => new TokenBucket(opts.eksCallsPerSecond, Math.max(OBSERVE_CALLS, Math.ceil(opts.eksCallsPerSecond))),
-  );
   const bucket = timeBucket(now(), opts.periodSeconds);
   const reasons: Record<string, number> = {};
   let scanned = 0;
@@ -119,7 +117,7 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
     scanned += page.records.length;
     await pool(page.records, opts.concurrency, async (r) => {
       try {
-        const d = await decide(r, limiter);
+        const d = await decide(r);
         const key = d.why.split(':')[0]!;
         reasons[key] = (reasons[key] ?? 0) + 1;
         if (!d.start) return;

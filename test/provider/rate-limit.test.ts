@@ -1,0 +1,67 @@
+/**
+ * The client-side EKS rate limit: awaited before every HTTP attempt, retries included, per region;
+ * and a limiter that never admits more than its rate into any one-second window.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perSecondLimiter } from '../../lambdas/handlers/token-bucket.js';
+import { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import { SimAdminClient } from '../../local/eks-sim/admin-client.js';
+import { type EksSimulator, startEksSimulator } from '../../local/eks-sim/server.js';
+
+describe('rate limit before every EKS attempt', () => {
+  let sim: EksSimulator;
+  beforeAll(async () => {
+    sim = await startEksSimulator({ seed: 5 });
+  });
+  afterAll(async () => sim?.close());
+
+  it('is asked once per HTTP attempt, throttled retries included, with the region', async () => {
+    const admin = new SimAdminClient(sim.url);
+    await admin.setFaults({ '*': { throttleFraction: 0.5 } });
+    const asked: string[] = [];
+    const provider = new EksProvider({
+      endpoint: sim.url,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      retry: { baseDelayMs: 1, throttlingBaseDelayMs: 1, maxDelayMs: 5 },
+      beforeAttempt: async (region) => {
+        asked.push(region);
+      },
+    });
+    for (let i = 0; i < 10; i++) await provider.observe({ clusterName: `none-${i}`, region: 'eu-west-1' });
+    const calls = await admin.calls();
+    const requests = Object.values(calls).reduce((n, c) => n + c.requests, 0);
+    const throttled = Object.values(calls).reduce((n, c) => n + c.throttled, 0);
+    expect(throttled).toBeGreaterThan(0);
+    expect(asked).toHaveLength(requests);
+    expect(new Set(asked)).toEqual(new Set(['eu-west-1']));
+    provider.clients.destroy();
+  });
+});
+
+describe('perSecondLimiter', () => {
+  it.each([1, 2, 5, 40])('admits at most %i calls per key in any one-second window', async (rate) => {
+    let t = 0;
+    const times: number[] = [];
+    const limit = perSecondLimiter(
+      rate,
+      () => t,
+      async (ms) => {
+        t += ms;
+      },
+    );
+    for (let i = 0; i < rate * 5 + 3; i++) {
+      await limit('us-east-1');
+      times.push(t);
+    }
+    for (const start of times)
+      expect(times.filter((x) => x >= start && x < start + 1000).length).toBeLessThanOrEqual(rate);
+    // Another key has its own budget: it is not slowed by the first.
+    const before = t;
+    await limit('eu-west-1');
+    expect(t).toBe(before);
+  });
+
+  it('refuses a rate below one call per second', () => {
+    expect(() => perSecondLimiter(0.5)).toThrow(RangeError);
+  });
+});
