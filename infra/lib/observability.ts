@@ -104,24 +104,18 @@ export class Observability extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
     const window = props.driftCorrectionWindow;
-    // A drift found in the window with no convergence in the same window, or a convergence that
-    // took longer than the window. Fleet-wide: a correction of another cluster can mask one drift,
-    // which the per-cluster Drifted condition (dashboard, CR status) still shows.
-    const driftOpen = new cloudwatch.MathExpression({
-      expression: 'IF(FILL(d, 0) > 0 AND FILL(c, 0) == 0, 1, 0)',
-      usingMetrics: {
-        d: metric(METRIC.DriftDetected, 'Sum', {}, window),
-        c: metric(METRIC.ReconcileSteps, 'Sum', { Outcome: 'Converged' }, window),
-      },
-      label: 'Drift detected and nothing converged',
-      period: window,
-    });
-    const driftUncorrected = driftOpen.createAlarm(this, 'DriftUncorrected', {
-      alarmDescription: `Drift was detected and no cluster converged within ${window.toMinutes()} minutes`,
-      threshold: 1,
-      evaluationPeriods: 2,
-      datapointsToAlarm: 2,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    // Per cluster: each sweep publishes the age of the oldest drift still open (a Drifted condition
+    // that stayed True), so one cluster's correction cannot mask another's drift.
+    const driftUncorrected = metric(
+      METRIC.DriftOutstandingSeconds,
+      'Maximum',
+      {},
+      Duration.minutes(5),
+    ).createAlarm(this, 'DriftUncorrected', {
+      alarmDescription: `A cluster has been drifted for more than ${window.toMinutes()} minutes`,
+      threshold: window.toSeconds(),
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     const slowConvergence = metric(METRIC.ConvergenceSeconds, 'Maximum', {}, window).createAlarm(
@@ -216,7 +210,12 @@ export class Observability extends Construct {
         width: 12,
         height: 6,
       }),
-      graph('Reconcile outcomes', [byDimension(METRIC.ReconcileSteps, 'Outcome', 'Outcomes')], 24),
+      graph('Reconcile outcomes', [byDimension(METRIC.ReconcileSteps, 'Outcome', 'Outcomes')], 12),
+      graph(
+        'Clusters by condition (sweep)',
+        [byDimension(METRIC.ClustersByCondition, 'Reason', 'Clusters')],
+        12,
+      ),
     );
     return d;
   }

@@ -21,6 +21,9 @@ export const METRIC = {
   ExecutionsStarted: 'ExecutionsStarted',
   SweepClusters: 'SweepClusters',
   EksThrottled: 'EksThrottled',
+  /** Gauges from each sweep: clusters per Ready reason, and the age of the oldest open drift. */
+  ClustersByCondition: 'ClustersByCondition',
+  DriftOutstandingSeconds: 'DriftOutstandingSeconds',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 

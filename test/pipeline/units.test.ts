@@ -4,7 +4,7 @@ import { TransientError } from '../../lambdas/core/errors.js';
 import { readCaughtError, toStepError } from '../../lambdas/handlers/envelope.js';
 import { executionName, timeBucket } from '../../lambdas/handlers/execution-name.js';
 import { TokenBucket } from '../../lambdas/handlers/token-bucket.js';
-import { backoffUntil, decideFromRecord } from '../../lambdas/handlers/triggers/sweep.js';
+import { backoffUntil, decideFromRecord, fleetGauges } from '../../lambdas/handlers/triggers/sweep.js';
 import {
   buildDefinition,
   definitionString,
@@ -154,6 +154,50 @@ describe('sweep decisions from the record', () => {
     expect(backoffUntil(record({ history: [err(0, 1)] }))).toBeUndefined();
     const many = Array.from({ length: 40 }, () => err(0));
     expect(backoffUntil(record({ history: many }))).toBe(now.getTime() + 6 * 3_600_000);
+  });
+});
+
+describe('sweep fleet gauges', () => {
+  it('count clusters by Ready reason and age the oldest open drift per cluster', () => {
+    const cond = (type: string, status: 'True' | 'False', reason: string, minutesAgo: number) => ({
+      type: type as 'Ready',
+      status,
+      reason: reason as 'Reconciled',
+      message: '',
+      observedGeneration: 2,
+      lastTransitionTime: new Date(now.getTime() - minutesAgo * 60_000).toISOString(),
+    });
+    const status = (...conditions: ReturnType<typeof cond>[]) =>
+      ({
+        conditions,
+        observedGeneration: 2,
+        ready: false,
+        synced: false,
+        updatedAt: now.toISOString(),
+      }) as ClusterRecord['status'];
+    const g = fleetGauges(
+      [
+        record({
+          status: status(cond('Ready', 'True', 'Reconciled', 60), cond('Drifted', 'False', 'NoDrift', 60)),
+        }),
+        record({
+          status: status(
+            cond('Ready', 'False', 'Progressing', 2),
+            cond('Drifted', 'True', 'DriftDetected', 45),
+          ),
+        }),
+        record({
+          status: status(
+            cond('Ready', 'False', 'Progressing', 1),
+            cond('Drifted', 'True', 'DriftDetected', 3),
+          ),
+        }),
+        record(),
+      ],
+      now,
+    );
+    expect(g.byCondition).toEqual({ Reconciled: 1, Progressing: 2, NoStatus: 1 });
+    expect(g.maxDriftAgeSeconds).toBe(45 * 60);
   });
 });
 

@@ -32,6 +32,30 @@ const BACKOFF_CAP_MS = 6 * 3_600_000;
  */
 export const OBSERVE_CALLS = 3;
 
+/**
+ * Fleet gauges the sweep publishes from what it scanned: clusters by Ready reason, and how long the
+ * oldest uncorrected drift has been open. Per cluster, so one correction cannot mask another drift.
+ */
+export function fleetGauges(
+  records: readonly ClusterRecord[],
+  now: Date,
+): { byCondition: Record<string, number>; maxDriftAgeSeconds: number } {
+  const byCondition: Record<string, number> = {};
+  let maxDriftAgeSeconds = 0;
+  for (const r of records) {
+    const conds = r.status?.conditions ?? [];
+    const reason = conds.find((c) => c.type === 'Ready')?.reason ?? 'NoStatus';
+    byCondition[reason] = (byCondition[reason] ?? 0) + 1;
+    const drifted = conds.find((c) => c.type === 'Drifted' && c.status === 'True');
+    if (drifted)
+      maxDriftAgeSeconds = Math.max(
+        maxDriftAgeSeconds,
+        (now.getTime() - Date.parse(drifted.lastTransitionTime)) / 1000,
+      );
+  }
+  return { byCondition, maxDriftAgeSeconds };
+}
+
 export type SweepDecision = { start: false; why: string } | { start: true; why: string };
 
 /** Exponential backoff from the run of trailing errors in the history. */
@@ -108,6 +132,8 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   const bucket = timeBucket(now(), opts.periodSeconds);
   const reasons: Record<string, number> = {};
   let scanned = 0;
+  const byCondition: Record<string, number> = {};
+  let maxDriftAgeSeconds = 0;
   let started = 0;
   let errors = 0;
   let next: string | undefined;
@@ -115,6 +141,9 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
     const page = await store.scanSegment(opts.segment, opts.totalSegments, next ? { next } : {});
     next = page.next;
     scanned += page.records.length;
+    const g = fleetGauges(page.records, now());
+    for (const [k, v] of Object.entries(g.byCondition)) byCondition[k] = (byCondition[k] ?? 0) + v;
+    maxDriftAgeSeconds = Math.max(maxDriftAgeSeconds, g.maxDriftAgeSeconds);
     await pool(page.records, opts.concurrency, async (r) => {
       try {
         const d = await decide(r);
@@ -136,5 +165,8 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
     });
   } while (next);
   emit(METRIC.SweepClusters, scanned);
+  for (const [reason, n] of Object.entries(byCondition))
+    emit(METRIC.ClustersByCondition, n, { Reason: reason });
+  emit(METRIC.DriftOutstandingSeconds, maxDriftAgeSeconds, {}, 'Seconds');
   return { scanned, started, skipped: scanned - started - errors, errors, reasons };
 }
