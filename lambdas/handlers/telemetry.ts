@@ -3,6 +3,7 @@
  * carries the execution id and the cluster id. Metrics go to CloudWatch as EMF and, when a sink is
  * registered (local dev, tests), to that sink as well, so the local dashboard shows the same figures.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
@@ -57,15 +58,22 @@ export function emit(
   for (const s of sinks) s(point);
 }
 
-/** Tags every log line of one step with the execution and the cluster. */
+const context = new AsyncLocalStorage<Logger>();
+
+/** The logger of the step running now: its lines carry the execution and cluster ids. */
+export function log(): Logger {
+  return context.getStore() ?? logger;
+}
+
+/**
+ * Tags every log line of one step with the execution and the cluster. A child logger per call, held
+ * in async context, so steps running side by side in one process (local mode) never swap keys.
+ */
 export async function withLogContext<T>(
   keys: { executionId?: string; clusterId?: string; step: string },
   f: () => Promise<T>,
 ): Promise<T> {
-  logger.appendKeys(keys);
-  try {
-    return await f();
-  } finally {
-    logger.resetKeys();
-  }
+  const child = logger.createChild();
+  child.appendKeys(keys);
+  return context.run(child, f);
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TransientError } from '../../lambdas/core/errors.js';
 import { readCaughtError, toStepError } from '../../lambdas/handlers/envelope.js';
 import { executionName, timeBucket } from '../../lambdas/handlers/execution-name.js';
+import { log, logger, withLogContext } from '../../lambdas/handlers/telemetry.js';
 import { TokenBucket } from '../../lambdas/handlers/token-bucket.js';
 import { backoffUntil, decideFromRecord, fleetGauges } from '../../lambdas/handlers/triggers/sweep.js';
 import {
@@ -219,5 +220,24 @@ describe('token bucket', () => {
 
   it('refuses a request larger than the bucket', async () => {
     await expect(new TokenBucket(1, 2).take(3)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('log context', () => {
+  it('gives each step its own logger, even when steps run side by side in one process', async () => {
+    const seen: unknown[] = [];
+    const step = (id: string) =>
+      withLogContext({ step: 'observe', clusterId: id }, async () => {
+        const mine = log();
+        await new Promise((r) => setTimeout(r, 5));
+        seen.push(mine);
+        expect(log()).toBe(mine); // still the same logger after an await
+        return mine;
+      });
+    const [a, b] = await Promise.all([step('a/x'), step('b/y')]);
+    expect(a).not.toBe(b);
+    expect(a).not.toBe(logger);
+    expect(log()).toBe(logger);
+    expect(seen).toHaveLength(2);
   });
 });

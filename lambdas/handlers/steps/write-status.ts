@@ -10,7 +10,7 @@ import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } 
 import type { AppliedCounts, ClusterRecord, HistoryEntry } from '../../store/types.js';
 import type { ExecutionState } from '../contracts.js';
 import { deps } from '../deps.js';
-import { emit, logger, METRIC } from '../telemetry.js';
+import { emit, log, METRIC } from '../telemetry.js';
 import { outcomeOf } from './outcome.js';
 
 function summarize(o: Observation | undefined): ObservedSummary | undefined {
@@ -142,7 +142,7 @@ export async function writeStatusStep(
     );
     emit(METRIC.ConvergenceSeconds, Math.max(0, (at.getTime() - since) / 1000), {}, 'Seconds');
   }
-  logger.info('status written', { outcome: outcome.kind, ready: status.ready, synced: status.synced });
+  log().info('status written', { outcome: outcome.kind, ready: status.ready, synced: status.synced });
 
   if (outcome.kind === 'Deleted' || outcome.kind === 'Retained') {
     await store.release(state.id, state.owner);

@@ -6,7 +6,7 @@
 import { OWNER_TAG, ownershipOf } from '../../core/ownership.js';
 import { deps } from '../deps.js';
 import { executionName, timeBucket } from '../execution-name.js';
-import { emit, logger, METRIC } from '../telemetry.js';
+import { emit, log, METRIC } from '../telemetry.js';
 
 /** The parts of a CloudTrail "AWS API Call via CloudTrail" event this handler reads. */
 export interface CloudTrailEksEvent {
@@ -50,7 +50,7 @@ export async function onDriftEvent(e: CloudTrailEksEvent): Promise<{ started: bo
     { id: record.id, trigger: 'drift' },
   );
   if (res.started) emit(METRIC.ExecutionsStarted, 1, { Trigger: 'drift' });
-  logger.info('drift event', {
+  log().info('drift event', {
     clusterId: record.id,
     eventName: e.detail.eventName,
     caller,

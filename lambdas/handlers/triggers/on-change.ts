@@ -7,7 +7,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { deps } from '../deps.js';
 import { executionName } from '../execution-name.js';
-import { emit, logger, METRIC } from '../telemetry.js';
+import { emit, log, METRIC } from '../telemetry.js';
 
 interface Image {
   id?: string;
@@ -57,6 +57,6 @@ export async function onChange(
       emit(METRIC.ExecutionsStarted, 1, { Trigger: 'change' });
     } else absorbed += 1;
   }
-  logger.info('stream batch', { started, absorbed, ignored });
+  log().info('stream batch', { started, absorbed, ignored });
   return { started, absorbed, ignored };
 }

@@ -13,7 +13,7 @@ import { validateSpec } from '../../core/spec/validate.js';
 import type { ClusterRecord } from '../../store/types.js';
 import { deps } from '../deps.js';
 import { executionName, timeBucket } from '../execution-name.js';
-import { emit, logger, METRIC } from '../telemetry.js';
+import { emit, log, METRIC } from '../telemetry.js';
 
 export interface SweepOptions {
   readonly segment: number;
@@ -160,7 +160,7 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
         }
       } catch (err) {
         errors += 1;
-        logger.warn('sweep could not decide for a cluster', { clusterId: r.id, error: String(err) });
+        log().warn('sweep could not decide for a cluster', { clusterId: r.id, error: String(err) });
       }
     });
   } while (next);
