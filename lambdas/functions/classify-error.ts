@@ -1,6 +1,7 @@
-/** Lambda entry of the state machine's `classifyError` step (see statemachine/definition.ts). */
-import { configureFromEnv } from '../handlers/env-deps.js';
-import { runStep } from '../handlers/steps/index.js';
+/** Lambda entry of the state machine's `classifyError` step: pure, so it loads no AWS client at all. */
+import { configurePureFromEnv } from '../handlers/env-config.js';
+import { classifyErrorStep } from '../handlers/steps/classify-error.js';
+import { wrapStep } from '../handlers/steps/wrap.js';
 
-configureFromEnv();
-export const handler = runStep('classifyError');
+configurePureFromEnv('classifyError');
+export const handler = wrapStep('classifyError', classifyErrorStep);

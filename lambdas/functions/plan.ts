@@ -1,6 +1,7 @@
-/** Lambda entry of the state machine's `plan` step (see statemachine/definition.ts). */
-import { configureFromEnv } from '../handlers/env-deps.js';
-import { runStep } from '../handlers/steps/index.js';
+/** Lambda entry of the state machine's `plan` step: pure, so it loads no AWS client at all. */
+import { configurePureFromEnv } from '../handlers/env-config.js';
+import { planStep } from '../handlers/steps/plan.js';
+import { wrapStep } from '../handlers/steps/wrap.js';
 
-configureFromEnv();
-export const handler = runStep('plan');
+configurePureFromEnv('plan');
+export const handler = wrapStep('plan', planStep);

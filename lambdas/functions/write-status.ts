@@ -1,6 +1,7 @@
 /** Lambda entry of the state machine's `writeStatus` step (see statemachine/definition.ts). */
 import { configureFromEnv } from '../handlers/env-deps.js';
-import { runStep } from '../handlers/steps/index.js';
+import { wrapStep } from '../handlers/steps/wrap.js';
+import { writeStatusStep } from '../handlers/steps/write-status.js';
 
 configureFromEnv();
-export const handler = runStep('writeStatus');
+export const handler = wrapStep('writeStatus', writeStatusStep);

@@ -14,31 +14,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { getPolicyEngine, type PolicyEngine } from '../policy/index.js';
 import { EksProvider } from '../provider/eks-provider.js';
-import { DEFAULTS_ENV, defaultsFromEnv, list } from '../provider/ops.js';
 import { DynamoDesiredStateStore } from '../store/dynamo-store.js';
-import {
-  DEFAULT_CONFIG,
-  type Deps,
-  type ExecutionStarter,
-  type PolicyEvaluator,
-  setDepsFactory,
-} from './deps.js';
+import { type Deps, type ExecutionStarter, type PolicyEvaluator, setDepsFactory } from './deps.js';
+import { configFromEnv, ENV } from './env-config.js';
 import { sfnStarter } from './sfn-starter.js';
 import { emit, METRIC } from './telemetry.js';
 import { perSecondLimiter } from './token-bucket.js';
 
-export const ENV = {
-  table: 'CLOUDORCH_TABLE_NAME',
-  stateMachine: 'CLOUDORCH_STATE_MACHINE_ARN',
-  // Deployment defaults for creates: one definition, the provider's.
-  clusterRole: DEFAULTS_ENV.clusterRoleArn,
-  nodeRole: DEFAULTS_ENV.nodeRoleArn,
-  subnets: DEFAULTS_ENV.subnetIds,
-  securityGroups: DEFAULTS_ENV.securityGroupIds,
-  ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
-  /** EKS HTTP attempts per second per region for this function (unset: no client-side limit). */
-  eksCallsPerSecond: 'CLOUDORCH_EKS_CALLS_PER_SECOND',
-} as const;
+export { ENV } from './env-config.js';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];
@@ -70,7 +53,7 @@ function starterFromEnv(env: NodeJS.ProcessEnv): ExecutionStarter {
 }
 
 export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {
-  const defaults = defaultsFromEnv(env);
+  const config = configFromEnv(env);
   const rate = Number(env[ENV.eksCallsPerSecond]) || undefined;
   return {
     store: new DynamoDesiredStateStore({
@@ -78,14 +61,14 @@ export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {
       tableName: required(env, ENV.table),
     }),
     provider: new EksProvider({
-      defaults,
+      defaults: config.defaults,
       onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
       ...(rate ? { beforeAttempt: perSecondLimiter(rate) } : {}),
     }),
     policy: engineEvaluator(),
     executions: starterFromEnv(env),
     now: () => new Date(),
-    config: { ...DEFAULT_CONFIG, defaults, ownRoleArns: list(env[ENV.ownRoles]) ?? [] },
+    config,
   };
 }
 

@@ -29,35 +29,9 @@ export class ProviderRefusedError extends PermanentError {
   }
 }
 
-/** Deployment configuration a create falls back to when the spec leaves it open. */
-export const DEFAULTS_ENV = {
-  clusterRoleArn: 'CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN',
-  nodeRoleArn: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
-  subnetIds: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
-  securityGroupIds: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
-} as const;
+import { DEFAULTS_ENV } from './defaults.js';
 
-/** A comma-separated environment value as a list (undefined when empty). */
-export const list = (v: string | undefined) =>
-  v
-    ? v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : undefined;
-
-export function defaultsFromEnv(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): PlanDefaults {
-  const out: { -readonly [K in keyof PlanDefaults]: PlanDefaults[K] } = {};
-  if (env[DEFAULTS_ENV.clusterRoleArn]) out.clusterRoleArn = env[DEFAULTS_ENV.clusterRoleArn];
-  if (env[DEFAULTS_ENV.nodeRoleArn]) out.nodeRoleArn = env[DEFAULTS_ENV.nodeRoleArn];
-  const subnets = list(env[DEFAULTS_ENV.subnetIds]);
-  if (subnets) out.subnetIds = subnets;
-  const sgs = list(env[DEFAULTS_ENV.securityGroupIds]);
-  if (sgs) out.securityGroupIds = sgs;
-  return out;
-}
+export { DEFAULTS_ENV, defaultsFromEnv, list } from './defaults.js';
 
 /**
  * AMI type from the instance family: Graviton families (a `g` after the generation digit, e.g. m7g,

@@ -1,0 +1,35 @@
+/**
+ * Deployment configuration for creates, read from the environment. Kept apart from the SDK-based
+ * provider so that functions that never call EKS do not load the SDK to read it.
+ */
+import type { PlanDefaults } from '../core/plan/types.js';
+
+/** Deployment configuration a create falls back to when the spec leaves it open. */
+export const DEFAULTS_ENV = {
+  clusterRoleArn: 'CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN',
+  nodeRoleArn: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
+  subnetIds: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
+  securityGroupIds: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
+} as const;
+
+/** A comma-separated environment value as a list (undefined when empty). */
+export const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
+
+export function defaultsFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): PlanDefaults {
+  const out: { -readonly [K in keyof PlanDefaults]: PlanDefaults[K] } = {};
+  if (env[DEFAULTS_ENV.clusterRoleArn]) out.clusterRoleArn = env[DEFAULTS_ENV.clusterRoleArn];
+  if (env[DEFAULTS_ENV.nodeRoleArn]) out.nodeRoleArn = env[DEFAULTS_ENV.nodeRoleArn];
+  const subnets = list(env[DEFAULTS_ENV.subnetIds]);
+  if (subnets) out.subnetIds = subnets;
+  const sgs = list(env[DEFAULTS_ENV.securityGroupIds]);
+  if (sgs) out.securityGroupIds = sgs;
+  return out;
+}
