@@ -40,6 +40,16 @@ const BLOCKING = new Set<Outcome['kind']>([
   'PolicyEngineDegraded',
 ]);
 
+function blockingMessage(o: Outcome): string {
+  if ('message' in o) return o.message;
+  if (o.kind === 'PolicyDenied')
+    return o.violations
+      .filter((v) => v.severity === 'error')
+      .map((v) => v.rule)
+      .join(', ');
+  return o.kind;
+}
+
 function historyOf(state: ExecutionState, outcome: Outcome, at: string, generation: number): HistoryEntry[] {
   const e = (kind: HistoryEntry['kind'], summary: string): HistoryEntry => ({
     at,
@@ -59,8 +69,7 @@ function historyOf(state: ExecutionState, outcome: Outcome, at: string, generati
     out.push(e('operation', `${state.applied.operation} ${state.applied.description}`));
   if (state.failure) out.push(e('error', `${state.failure.kind}: ${state.failure.message}`));
   // Outcomes that need a human count as errors too, so the sweep backs off instead of re-running them.
-  else if (BLOCKING.has(outcome.kind))
-    out.push(e('error', `${outcome.kind}: ${'message' in outcome ? outcome.message : ''}`));
+  else if (BLOCKING.has(outcome.kind)) out.push(e('error', `${outcome.kind}: ${blockingMessage(outcome)}`));
   out.push(e('status', outcome.kind));
   return out;
 }
