@@ -31,6 +31,8 @@ export interface HistoryEntry {
   readonly generation: number;
   readonly summary: string;
   readonly executionId?: string;
+  /** On `operation` entries: the operation kind, as data (nobody parses `summary`). */
+  readonly operation?: string;
 }
 
 export interface ClusterRecord {

@@ -9,15 +9,9 @@ import { OWNER_TAG } from '../../lambdas/core/ownership.js';
 import { SimAdminClient } from '../../local/eks-sim/admin-client.js';
 import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
 import { type EksSimulator, startEksSimulator } from '../../local/eks-sim/server.js';
-import { converge, desiredOf } from './support/reconcile.js';
+import { converge, DEFAULTS, desiredOf } from './support/reconcile.js';
 import { type providerFor as ProviderFor, providerFor, REGION, TEST_CREDENTIALS } from './support/servers.js';
 
-const ACCOUNT = '000000000000';
-const DEFAULTS = {
-  clusterRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-cluster`,
-  nodeRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-node`,
-  subnetIds: ['subnet-0000000a', 'subnet-0000000b'],
-};
 const SPEC = {
   provider: 'aws',
   region: REGION,

@@ -12,15 +12,9 @@ import type { CallCounts } from '../../local/eks-sim/admin.js';
 import { SimAdminClient } from '../../local/eks-sim/admin-client.js';
 import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
 import { type EksSimulator, startEksSimulator } from '../../local/eks-sim/server.js';
-import { converge, desiredOf } from './support/reconcile.js';
+import { converge, DEFAULTS, desiredOf } from './support/reconcile.js';
 import { providerFor, REGION } from './support/servers.js';
 
-const ACCOUNT = '000000000000';
-const DEFAULTS = {
-  clusterRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-cluster`,
-  nodeRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-node`,
-  subnetIds: ['subnet-0000000a', 'subnet-0000000b'],
-};
 const SPEC = {
   provider: 'aws',
   region: REGION,

@@ -17,7 +17,7 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
   if (record.lease?.owner !== state.owner)
     throw new LeaseLostError(`lease of ${state.id} is held by ${record.lease?.owner}`);
   const deletionCalls = (record.history ?? []).filter(
-    (h) => h.kind === 'operation' && DELETE_KINDS.has(h.summary.split(' ')[0] ?? ''),
+    (h) => h.kind === 'operation' && h.operation !== undefined && DELETE_KINDS.has(h.operation),
   ).length;
   const base = {
     generation: record.generation,

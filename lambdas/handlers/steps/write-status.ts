@@ -66,7 +66,10 @@ function historyOf(state: ExecutionState, outcome: Outcome, at: string, generati
       e('policy', state.policy.violations.map((v) => `${v.rule}: ${v.message}`).join('; ') || 'denied'),
     );
   if (state.applied && !state.applied.skipped)
-    out.push(e('operation', `${state.applied.operation} ${state.applied.description}`));
+    out.push({
+      ...e('operation', `${state.applied.operation} ${state.applied.description}`),
+      operation: state.applied.operation,
+    });
   if (state.failure) out.push(e('error', `${state.failure.kind}: ${state.failure.message}`));
   // Outcomes that need a human count as errors too, so the sweep backs off instead of re-running them.
   else if (BLOCKING.has(outcome.kind)) out.push(e('error', `${outcome.kind}: ${blockingMessage(outcome)}`));

@@ -9,6 +9,14 @@ import type { Desired, MutatingOperation, PlanDefaults } from '../../../lambdas/
 import type { ClusterProvider, TrackedUpdate } from '../../../lambdas/core/provider.js';
 import { type CloudClusterSpecInput, specSchema } from '../../../lambdas/core/spec/schema.js';
 
+/** The simulator's account and the deployment defaults the reconcile tests create with. */
+export const ACCOUNT = '000000000000';
+export const DEFAULTS = {
+  clusterRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-cluster`,
+  nodeRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-node`,
+  subnetIds: ['subnet-0000000a', 'subnet-0000000b'],
+};
+
 export interface ConvergeResult {
   readonly observation: Observation;
   readonly applied: MutatingOperation[];
