@@ -11,7 +11,9 @@ import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { SpecIssue } from '../core/spec/validate.js';
 import type { PolicyViolation } from '../core/status.js';
 
-export type Trigger = 'change' | 'sweep' | 'drift' | 'manual';
+/** What may start an execution; the state machine's first state refuses anything else. */
+export const TRIGGERS = ['change', 'sweep', 'drift', 'manual'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
 
 export interface ObserveResult {
   readonly generation: number;

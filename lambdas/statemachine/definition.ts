@@ -3,17 +3,20 @@
  * `definitionString()` with `definitionSubstitutions` for the function ARNs) and for local runs
  * (which substitute local ARNs into the very same string). Nothing else writes ASL.
  *
- * Acquire lease (waiting a bounded number of times if another execution holds it) -> Observe -> Plan
- * -> PolicyCheck -> Decide:
+ * ValidateInput (a malformed start fails at once, before any Task) -> Acquire lease (waiting a
+ * bounded number of times if another execution holds it) -> Observe -> Plan -> PolicyCheck -> Decide:
  *   apply   -> ApplyStep -> RecordProgress -> loop check -> Wait -> Observe (fresh state each loop)
  *   wait    -> loop check -> Wait -> Observe
  *   else    -> WriteStatus (converged, denied, invalid, impossible, deleted) -> ReleaseLease -> Done,
  *              unless the spec changed meanwhile: then loop again with the newest generation
  * Every Task: TransientError retried with exponential backoff and full jitter, PermanentError
  * retried once; any error caught -> ClassifyError -> WriteFailure -> ReleaseLease -> Failed.
+ * A lease failure ends in LeaseFailed and a failure that could not be written in FailedUnwritten,
+ * each with a Cause that says what happened: only Failed points at the cluster status.
  * The loop cap hands a long convergence over to the next sweep instead of running forever.
  */
 import { ERROR_NAMES } from '../core/errors.js';
+import { TRIGGERS } from '../handlers/contracts.js';
 
 /** One Lambda per step, so each gets only the permissions its step needs. */
 export const STEP_FUNCTIONS = {
@@ -48,6 +51,7 @@ const LAMBDA_TRANSIENT = [
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
   'Lambda.TooManyRequestsException',
+  'Lambda.ClientExecutionTimeoutException',
 ];
 
 const RETRY = [
@@ -67,6 +71,61 @@ const CATCH = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Clas
 
 type Json = Record<string, unknown>;
 
+/**
+ * Record ids are `<namespace>/<name>`, both DNS labels. ASL has no regular expressions and
+ * StringMatches knows only `*`, so ValidateInput checks what globs can express, the same in AWS
+ * and locally: exactly one `/`, no empty label, no label starting or ending with `-`, and no ASCII
+ * character outside `[a-z0-9/-]` (printable or whitespace). Not checked: label length (at most
+ * 63), non-ASCII characters, `?` and `\` (the local matcher reads those two as a wildcard and an
+ * escape). Apply and the bridge never write such an id, so AcquireLease finds no record and the
+ * execution fails saying so.
+ */
+const ID_SHAPE_ERRORS = ['*/*/*', '/*', '*/', '-*', '*-', '*-/*', '*/-*'];
+const ID_FORBIDDEN_CHARS = [
+  ...Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).filter(
+    (c) => !/[a-z0-9/?\\-]/.test(c),
+  ),
+  '\t',
+  '\n',
+  '\v',
+  '\f',
+  '\r',
+];
+const idMatches = (pattern: string): Json => ({ Variable: '$.id', StringMatches: pattern });
+const NOTHING_DONE = 'Nothing was done: no lease taken, no EKS call.';
+
+function validateInput(): Json {
+  const isString = (path: string): Json[] => [
+    { Variable: path, IsPresent: true },
+    { Variable: path, IsString: true },
+  ];
+  return {
+    Type: 'Choice',
+    Comment: 'Refuses a malformed StartExecution input before any Task runs',
+    Choices: [
+      { Not: { And: [...isString('$.id'), ...isString('$.trigger')] }, Next: 'MissingInput' },
+      {
+        Not: { Or: TRIGGERS.map((t) => ({ Variable: '$.trigger', StringEquals: t })) },
+        Next: 'UnknownTrigger',
+      },
+      {
+        Or: [
+          { Not: idMatches('*/*') },
+          ...ID_SHAPE_ERRORS.map(idMatches),
+          // `*` is the one glob character; escaped, it matches itself.
+          ...ID_FORBIDDEN_CHARS.map((c) => idMatches(c === '*' ? '*\\**' : `*${c}*`)),
+        ],
+        Next: 'MalformedId',
+      },
+    ],
+    Default: 'Init',
+  };
+}
+
+function invalidInput(cause: string): Json {
+  return { Type: 'Fail', Error: 'InvalidInput', Cause: `${cause} ${NOTHING_DONE}` };
+}
+
 function task(fn: StepFunctionKey, next: string, extra: Json = {}): Json {
   return {
     Type: 'Task',
@@ -81,8 +140,16 @@ function task(fn: StepFunctionKey, next: string, extra: Json = {}): Json {
 export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPTIONS): Json {
   return {
     Comment: 'CloudOrch Reconcile: converge one cluster, one EKS call per step',
-    StartAt: 'Init',
+    StartAt: 'ValidateInput',
     States: {
+      ValidateInput: validateInput(),
+      MissingInput: invalidInput(
+        'The execution input needs the string fields id and trigger, e.g. {"id": "team/payments", "trigger": "manual"}.',
+      ),
+      UnknownTrigger: invalidInput(`The input's trigger must be one of ${TRIGGERS.join(', ')}.`),
+      MalformedId: invalidInput(
+        "The input's id must be <namespace>/<name>, two DNS labels: lowercase letters, digits and '-', starting and ending with a letter or digit.",
+      ),
       Init: {
         Type: 'Pass',
         Parameters: {
@@ -95,9 +162,15 @@ export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPT
         Next: 'AcquireLease',
       },
       AcquireLease: task('lease', 'LeaseAcquired', {
-        Parameters: { action: 'acquire', 'id.$': '$.id', 'owner.$': '$.owner' },
+        // The execution ARN lets a later reader ask DescribeExecution whether the holder still runs.
+        Parameters: {
+          action: 'acquire',
+          'id.$': '$.id',
+          'owner.$': '$.owner',
+          'executionArn.$': '$$.Execution.Id',
+        },
         ResultPath: '$.lease',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Failed' }],
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'AcquireLeaseFailed' }],
       }),
       LeaseAcquired: {
         Type: 'Choice',
@@ -183,27 +256,88 @@ export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPT
       ReleaseLease: task('lease', 'Done', {
         Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
         ResultPath: '$.lease',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Failed' }],
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseLeaseFailed' }],
       }),
       Done: { Type: 'Succeed' },
+      // Lease failures are not written to the status (an acquire that failed owns nothing to write
+      // with), so the execution's own error and cause must say what happened.
+      AcquireLeaseFailed: {
+        Type: 'Pass',
+        Result: {
+          error: 'AcquireLeaseFailed',
+          step: 'AcquireLease',
+          outcome: 'the cluster status was not updated',
+        },
+        ResultPath: '$.leaseFailure',
+        Next: 'ClassifyLeaseFailure',
+      },
+      ReleaseLeaseFailed: {
+        Type: 'Pass',
+        Result: {
+          error: 'ReleaseLeaseFailed',
+          step: 'ReleaseLease',
+          outcome: 'the cluster status was written; the lease was not released',
+        },
+        ResultPath: '$.leaseFailure',
+        Next: 'ClassifyLeaseFailure',
+      },
+      // ClassifyError reads Lambda's Cause and the step's error envelope, which ASL cannot parse.
+      ClassifyLeaseFailure: task('classifyError', 'DescribeLeaseFailure', {
+        ResultPath: '$.failure',
+        Catch: [
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.classifyError', Next: 'LeaseFailureUnclassified' },
+        ],
+      }),
+      LeaseFailureUnclassified: {
+        Type: 'Pass',
+        Parameters: { 'message.$': "States.Format('{}, which could not be classified', $.error.Error)" },
+        ResultPath: '$.failure',
+        Next: 'DescribeLeaseFailure',
+      },
+      DescribeLeaseFailure: {
+        Type: 'Pass',
+        Parameters: {
+          'error.$': '$.leaseFailure.error',
+          'cause.$':
+            "States.Format('{} failed: {} ({})', $.leaseFailure.step, $.failure.message, $.leaseFailure.outcome)",
+        },
+        ResultPath: '$.leaseFailure',
+        Next: 'LeaseFailed',
+      },
+      LeaseFailed: { Type: 'Fail', ErrorPath: '$.leaseFailure.error', CausePath: '$.leaseFailure.cause' },
       ClassifyError: task('classifyError', 'WriteFailure', {
         ResultPath: '$.failure',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseAfterFailure' }],
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.statusError', Next: 'ReleaseAfterFailure' }],
       }),
       WriteFailure: task('writeStatus', 'ReleaseAfterFailure', {
         ResultPath: '$.written',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseAfterFailure' }],
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.statusError', Next: 'ReleaseAfterFailure' }],
       }),
-      ReleaseAfterFailure: task('lease', 'Failed', {
+      ReleaseAfterFailure: task('lease', 'FailureWritten', {
         Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
         ResultPath: '$.lease',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.releaseError', Next: 'Failed' }],
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.releaseError', Next: 'FailureWritten' }],
       }),
+      FailureWritten: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.statusError', IsPresent: true, Next: 'DescribeUnwrittenFailure' }],
+        Default: 'Failed',
+      },
       Failed: {
         Type: 'Fail',
         Error: 'ReconcileFailed',
         Cause: 'See the cluster status: the error was classified and written with a remediation hint',
       },
+      DescribeUnwrittenFailure: {
+        Type: 'Pass',
+        Parameters: {
+          'cause.$':
+            "States.Format('A step failed with {} and writing that failure to the cluster status failed with {}: the status was not updated; see the execution history', $.error.Error, $.statusError.Error)",
+        },
+        ResultPath: '$.unwritten',
+        Next: 'FailedUnwritten',
+      },
+      FailedUnwritten: { Type: 'Fail', Error: 'ReconcileFailed', CausePath: '$.unwritten.cause' },
     },
   };
 }
