@@ -132,6 +132,74 @@ const BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, field: s
     /reserved prefix "cloudorch.io\/"/,
   ],
   [
+    'tag key with a disallowed character',
+    { tags: { 'team#1': 'a' } },
+    'spec.tags.team#1',
+    /"team#1" may contain only letters, digits, spaces and _ \. : \/ = \+ - @/,
+  ],
+  ['tag key with a quote', { tags: { 'a"b': 'a' } }, 'spec.tags.a"b', /tag key "a\\"b" may contain only/],
+  [
+    'tag value with a semicolon',
+    { tags: { team: 'a;b' } },
+    'spec.tags.team',
+    /value of tag "team" may contain only/,
+  ],
+  [
+    'tag value with an emoji',
+    { tags: { team: 'pay🚀' } },
+    'spec.tags.team',
+    /value of tag "team" may contain only/,
+  ],
+  [
+    'tag key with a tab, shown quoted',
+    { tags: { 'a\tb': 'x' } },
+    'spec.tags["a\\tb"]',
+    /tag key "a\\tb" may contain only/,
+  ],
+  [
+    'tag value with a newline',
+    { tags: { team: 'a\nb' } },
+    'spec.tags.team',
+    /value of tag "team" may contain only/,
+  ],
+  ['tag key empty', { tags: { '': 'x' } }, 'spec.tags[""]', /1-128 characters/],
+  [
+    'tag key of 129 astral letters',
+    { tags: { ['𝒜'.repeat(129)]: 'v' } },
+    `spec.tags.${'𝒜'.repeat(129)}`,
+    /has 129 characters; tag keys must be 1-128 characters/,
+  ],
+  [
+    'tag value of 257 astral letters',
+    { tags: { team: '𝒜'.repeat(257) } },
+    'spec.tags.team',
+    /tag "team" has 257 characters; tag values must be at most 256/,
+  ],
+  [
+    '__proto__ tag key (JSON)',
+    { tags: JSON.parse('{"__proto__":"x","team":"a"}') },
+    'spec.tags.__proto__',
+    /"__proto__" is not allowed as a key/,
+  ],
+  [
+    'constructor tag key',
+    { tags: { constructor: 'x' } },
+    'spec.tags.constructor',
+    /"constructor" is not allowed as a key/,
+  ],
+  [
+    'prototype in network',
+    { network: { subnetIds: ['subnet-0123abcd', 'subnet-0123abce'], prototype: 1 } },
+    'spec.network.prototype',
+    /"prototype" is not allowed as a key/,
+  ],
+  [
+    '__proto__ at the spec root',
+    { __replace: JSON.parse('{"provider":"aws","__proto__":{"paused":true}}') },
+    'spec.__proto__',
+    /"__proto__" is not allowed as a key/,
+  ],
+  [
     'network with one subnet',
     { network: { subnetIds: ['subnet-0123abcd'] } },
     'spec.network.subnetIds',
@@ -216,6 +284,28 @@ describe('spec validation', () => {
     for (const region of catalog.regions) expect(validateSpec({ ...baseSpecInput, region }).ok).toBe(true);
     for (const instanceType of catalog.instanceTypes)
       expect(validateSpec({ ...baseSpecInput, instanceType }).ok).toBe(true);
+  });
+
+  it('accepts tags at the EKS limits, counted in Unicode characters, with every allowed character', () => {
+    const tags = {
+      ['𝒜'.repeat(128)]: '𝒜'.repeat(256),
+      ['k'.repeat(128)]: 'v'.repeat(256),
+      'kubernetes.io/cluster/x': 'owned',
+      'cost center': 'Zürich 42',
+      'a_b.c:d/e=f+g-h@i': '',
+      チーム: '決済',
+      Owner: 'ops@example.com',
+    };
+    const r = validateSpec({ ...baseSpecInput, tags });
+    expect(r.ok, JSON.stringify(!r.ok && r.issues)).toBe(true);
+    if (r.ok) expect(r.spec.tags).toEqual(tags);
+  });
+
+  it('reports a reserved key once, not also as an unknown field', () => {
+    const r = validateSpec(JSON.parse(`{"__proto__":{},${JSON.stringify(baseSpecInput).slice(1)}`));
+    expect(!r.ok && r.issues.map((i) => i.message)).toEqual([
+      'spec.__proto__: "__proto__" is not allowed as a key (JavaScript reserves it; it would be dropped or misread)',
+    ]);
   });
 
   it('accepts external scaling with bounds and a node count outside them (the autoscaler owns it)', () => {

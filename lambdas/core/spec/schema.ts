@@ -20,6 +20,10 @@ const roleArn = (field: string) =>
     error: `${field} must be an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`,
   });
 
+/** Length as EKS counts it: Unicode characters (code points), so `𝒜` is one, not two UTF-16 units. */
+const codePoints = (s: string): number => [...s].length;
+const TAG_CHARACTERS = 'letters, digits, spaces and _ . : / = + - @';
+
 const tagsSchema = z
   .record(z.string(), z.string({ error: 'tag values must be strings' }), { error: 'tags must be a map' })
   .superRefine((tags, ctx) => {
@@ -32,18 +36,36 @@ const tagsSchema = z
     }
     for (const key of keys) {
       const value = tags[key] ?? '';
-      if (key.length < 1 || key.length > LIMITS.tags.maxKeyLength) {
+      const keyLength = codePoints(key);
+      // JSON quoting shows invisible and control characters; a long key is already in the field.
+      const shown = JSON.stringify(keyLength > 40 ? `${[...key].slice(0, 40).join('')}…` : key);
+      if (keyLength < 1 || keyLength > LIMITS.tags.maxKeyLength) {
         ctx.addIssue({
           code: 'custom',
           path: [key],
-          message: `tag keys must be 1-${LIMITS.tags.maxKeyLength} characters (EKS limit)`,
+          message: `tag key ${shown} has ${keyLength} characters; tag keys must be 1-${LIMITS.tags.maxKeyLength} characters (EKS limit)`,
         });
       }
-      if (value.length > LIMITS.tags.maxValueLength) {
+      if (!LIMITS.tags.pattern.test(key)) {
         ctx.addIssue({
           code: 'custom',
           path: [key],
-          message: `tag values must be at most ${LIMITS.tags.maxValueLength} characters (EKS limit)`,
+          message: `tag key ${shown} may contain only ${TAG_CHARACTERS} (EKS rule)`,
+        });
+      }
+      const valueLength = codePoints(value);
+      if (valueLength > LIMITS.tags.maxValueLength) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `the value of tag ${shown} has ${valueLength} characters; tag values must be at most ${LIMITS.tags.maxValueLength} characters (EKS limit)`,
+        });
+      }
+      if (!LIMITS.tags.pattern.test(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `the value of tag ${shown} may contain only ${TAG_CHARACTERS} (EKS rule)`,
         });
       }
       const reserved = LIMITS.reservedTagPrefixes.find((p) => key.toLowerCase().startsWith(p));
@@ -51,7 +73,7 @@ const tagsSchema = z
         ctx.addIssue({
           code: 'custom',
           path: [key],
-          message: `tag keys must not start with the reserved prefix "${reserved}"`,
+          message: `tag key ${shown} must not start with the reserved prefix "${reserved}"`,
         });
       }
     }

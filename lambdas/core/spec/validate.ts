@@ -1,5 +1,6 @@
 /** Turns schema failures into errors that name the field and the rule, for every entry point. */
 import type { z } from 'zod';
+import { RESERVED_OBJECT_KEYS } from './rules.js';
 import { type CloudClusterSpec, specSchema } from './schema.js';
 
 export interface SpecIssue {
@@ -12,19 +13,63 @@ export interface SpecIssue {
 
 export type SpecResult = { ok: true; spec: CloudClusterSpec } | { ok: false; issues: SpecIssue[] };
 
-function fieldOf(path: readonly PropertyKey[]): string {
-  return ['spec', ...path.map(String)].join('.');
+// Control, format and line-separator characters would make a field unreadable or split the line.
+const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}]/u;
+
+/** A dotted path; an empty segment or one with unprintable characters is JSON-quoted: `tags["a\tb"]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    const s = String(p);
+    out += s === '' || UNPRINTABLE.test(s) ? `[${JSON.stringify(s)}]` : out === '' ? s : `.${s}`;
+  }
+  return out;
 }
 
-function toIssues(error: z.ZodError): SpecIssue[] {
+function fieldOf(path: readonly PropertyKey[]): string {
+  return formatPath(['spec', ...path]);
+}
+
+/**
+ * Paths of every reserved object key (`__proto__`, `constructor`, `prototype`) in a parsed value,
+ * at any depth. Run on the parsed input before anything copies it: object builders (zod's record
+ * among them) drop a `__proto__` key silently. Shared (aliased) and cyclic values are walked once.
+ */
+export function reservedKeyPaths(value: unknown): PropertyKey[][] {
+  const found: PropertyKey[][] = [];
+  const seen = new Set<object>();
+  const walk = (v: unknown, path: PropertyKey[]): void => {
+    if (typeof v !== 'object' || v === null || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      for (const [i, item] of v.entries()) walk(item, [...path, i]);
+      return;
+    }
+    for (const key of Object.getOwnPropertyNames(v)) {
+      if (RESERVED_OBJECT_KEYS.has(key)) found.push([...path, key]);
+      else walk((v as Record<string, unknown>)[key], [...path, key]);
+    }
+  };
+  walk(value, []);
+  return found;
+}
+
+/** The message for a reserved key at `field`, the same at every entry point. */
+export function reservedKeyMessage(key: PropertyKey): string {
+  return `${JSON.stringify(String(key))} is not allowed as a key (JavaScript reserves it; it would be dropped or misread)`;
+}
+
+function toIssues(error: z.ZodError, skip: ReadonlySet<string>): SpecIssue[] {
   const issues: SpecIssue[] = [];
   for (const i of error.issues) {
     if (i.code === 'unrecognized_keys') {
       for (const key of i.keys) {
+        const field = fieldOf([...i.path, key]);
+        if (skip.has(field)) continue;
         issues.push({
-          field: fieldOf([...i.path, key]),
+          field,
           rule: 'unknown_field',
-          message: `${fieldOf([...i.path, key])}: unknown field (check the spelling; see the README for the spec fields)`,
+          message: `${field}: unknown field (check the spelling; see the README for the spec fields)`,
         });
       }
       continue;
@@ -36,8 +81,14 @@ function toIssues(error: z.ZodError): SpecIssue[] {
 }
 
 export function validateSpec(input: unknown): SpecResult {
+  const reserved: SpecIssue[] = reservedKeyPaths(input).map((path) => {
+    const field = fieldOf(path);
+    return { field, rule: 'reserved_key', message: `${field}: ${reservedKeyMessage(path.at(-1) ?? '')}` };
+  });
   const r = specSchema.safeParse(input);
-  return r.success ? { ok: true, spec: r.data } : { ok: false, issues: toIssues(r.error) };
+  if (r.success && reserved.length === 0) return { ok: true, spec: r.data };
+  const rest = r.success ? [] : toIssues(r.error, new Set(reserved.map((i) => i.field)));
+  return { ok: false, issues: [...reserved, ...rest] };
 }
 
 /** One line per issue, for CLI output and status messages. */
