@@ -4,7 +4,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { CloudClusterSpec } from './spec/schema.js';
-import { type SpecIssue, validateSpec } from './spec/validate.js';
+import { formatPath, reservedKeyMessage, reservedKeyPaths, validateSpec } from './spec/validate.js';
 
 export const API_VERSION = 'compute.cloudorch.io/v1';
 export const KIND = 'CloudCluster';
@@ -16,6 +16,8 @@ export interface CloudClusterManifest {
   readonly name: string;
   readonly namespace: string;
   readonly spec: CloudClusterSpec;
+  /** Where it was read: `file.yaml#2`. */
+  readonly source: string;
 }
 
 export interface ManifestIssue {
@@ -44,7 +46,11 @@ function checkDocument(
   });
   if (!isObject(doc))
     return { issues: [issue('(document)', 'must be a mapping with apiVersion, kind, metadata and spec')] };
-  const issues: ManifestIssue[] = [];
+  // Checked on the parsed document as a whole, before anything reads or copies it.
+  const issues: ManifestIssue[] = reservedKeyPaths(doc).map((path) =>
+    issue(formatPath(path), reservedKeyMessage(path.at(-1) ?? '')),
+  );
+  const reported = new Set(issues.map((i) => i.field));
   if (doc.apiVersion !== API_VERSION) issues.push(issue('apiVersion', `must be ${API_VERSION}`));
   if (doc.kind !== KIND) issues.push(issue('kind', `must be ${KIND}`));
   const meta = isObject(doc.metadata) ? doc.metadata : {};
@@ -63,13 +69,34 @@ function checkDocument(
   }
   const v = validateSpec(doc.spec);
   if (!v.ok)
-    issues.push(...v.issues.map((i: SpecIssue) => issue(i.field, i.message.slice(i.field.length + 2))));
+    for (const i of v.issues)
+      if (!reported.has(i.field)) issues.push(issue(i.field, i.message.slice(i.field.length + 2)));
   if (issues.length > 0 || !v.ok) return { issues };
   const ns = namespace as string;
   return {
-    manifest: { id: `${ns}/${name as string}`, name: name as string, namespace: ns, spec: v.spec },
+    manifest: { id: `${ns}/${name as string}`, name: name as string, namespace: ns, spec: v.spec, source },
     issues: [],
   };
+}
+
+/**
+ * Manifests that define an id already defined by an earlier one, each named with both sources.
+ * Applying both would write one generation per copy, and the last one read would win.
+ */
+export function duplicateIds(manifests: readonly CloudClusterManifest[]): ManifestIssue[] {
+  const first = new Map<string, string>();
+  const issues: ManifestIssue[] = [];
+  for (const m of manifests) {
+    const earlier = first.get(m.id);
+    if (earlier === undefined) first.set(m.id, m.source);
+    else
+      issues.push({
+        source: m.source,
+        field: 'metadata.name',
+        message: `${m.source}: metadata.name: ${m.id} is defined twice (first in ${earlier})`,
+      });
+  }
+  return issues;
 }
 
 /** Parses one file's text. Nothing is returned unless every document is valid. */
@@ -91,21 +118,24 @@ export function parseManifests(text: string, sourceName: string): ManifestResult
       );
       continue;
     }
-    const value: unknown = d.toJS();
+    let value: unknown;
+    try {
+      // Throws on an alias bomb (yaml's maxAliasCount) and on unresolvable aliases.
+      value = d.toJS();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      issues.push({
+        source,
+        field: '(syntax)',
+        message: `${source}: invalid YAML: ${message.split('\n')[0]}`,
+      });
+      continue;
+    }
     if (value === null || value === undefined) continue; // empty document between separators
     const r = checkDocument(value, source);
     if (r.manifest) manifests.push(r.manifest);
     issues.push(...r.issues);
   }
-  const ids = new Set<string>();
-  for (const m of manifests) {
-    if (ids.has(m.id))
-      issues.push({
-        source: sourceName,
-        field: 'metadata.name',
-        message: `${sourceName}: ${m.id} is defined twice`,
-      });
-    ids.add(m.id);
-  }
+  issues.push(...duplicateIds(manifests));
   return issues.length > 0 ? { ok: false, issues } : { ok: true, manifests };
 }
