@@ -1,8 +1,9 @@
 /** Reads manifests from files, folders (their .yaml/.yml/.json files, sorted) or standard input. */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   type CloudClusterManifest,
+  duplicateIds,
   type ManifestIssue,
   parseManifests,
 } from '../../lambdas/core/manifest.js';
@@ -23,18 +24,28 @@ async function expand(path: string): Promise<string[]> {
   return names.map((n) => join(path, n));
 }
 
+/**
+ * Every document of every file, validated; an id defined in two places (two documents, two files)
+ * is an issue naming both, so that one apply never writes the same record twice.
+ */
 export async function loadManifests(
   paths: readonly string[],
 ): Promise<{ manifests: CloudClusterManifest[]; issues: ManifestIssue[] }> {
   const manifests: CloudClusterManifest[] = [];
   const issues: ManifestIssue[] = [];
+  // A file named twice (`-f dir/ -f dir/a.yaml`) is read once, not reported as its own duplicate.
+  const read = new Set<string>();
   for (const p of paths) {
     for (const file of await expand(p)) {
+      const key = file === '-' ? '-' : resolve(file);
+      if (read.has(key)) continue;
+      read.add(key);
       const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
       const r = parseManifests(text, file === '-' ? '<stdin>' : file);
       if (r.ok) manifests.push(...r.manifests);
       else issues.push(...r.issues);
     }
   }
+  issues.push(...duplicateIds(manifests));
   return { manifests, issues };
 }
