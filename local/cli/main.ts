@@ -176,7 +176,22 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * `cloudorch get | head -1`: a reader that stops reading is not an error. Node ignores SIGPIPE, so
+ * the next write fails with EPIPE instead, which would end in a stack trace; exit quietly with 0,
+ * as the output was delivered to whoever still wanted it. Other write errors stay fatal.
+ */
+function exitQuietlyOnBrokenPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(EXIT.ok);
+      throw err;
+    });
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<void> {
+  exitQuietlyOnBrokenPipe();
   try {
     await buildProgram().parseAsync([...argv]);
   } catch (err) {

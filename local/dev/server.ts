@@ -63,12 +63,31 @@ async function serveStatic(path: string, res: ServerResponse): Promise<void> {
   }
 }
 
+/** A malformed request target or percent-encoding is the client's error (400), not ours (500). */
+function parseTarget(raw: string | undefined): URL | undefined {
+  try {
+    return new URL(raw ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeSegment(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function handle(d: DevServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const url = parseTarget(req.url);
+  if (!url) return send(res, 400, { message: 'malformed request URL' });
   if (req.method !== 'GET') return send(res, 405, { message: 'the dev API is read-only' });
   if (url.pathname === '/api/clusters') return send(res, 200, await listAll(d.cp.store));
   if (url.pathname.startsWith('/api/clusters/')) {
-    const id = decodeURIComponent(url.pathname.slice('/api/clusters/'.length));
+    const id = decodeSegment(url.pathname.slice('/api/clusters/'.length));
+    if (id === undefined) return send(res, 400, { message: 'malformed percent-encoding in the cluster id' });
     const r = await d.cp.store.get(id);
     return r ? send(res, 200, r) : send(res, 404, { message: `no cluster ${id}` });
   }

@@ -3,9 +3,11 @@
  * them: apply -> Ready, drift -> corrected, plan exit codes, clear errors that change nothing.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -58,6 +60,57 @@ async function records(): Promise<Rec[]> {
   const r = await cloudorch(['get', '-o', 'json']);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Rec[];
+}
+
+/** Runs the CLI with a stdout whose reader has already gone, as `| head -1` leaves it. */
+function withClosedStdout(
+  args: string[],
+): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+/** A raw HTTP request, so a test can send the headers a browser sends (Origin among them). */
+function raw(url: string, method: string, headers: Record<string, string>, body = ''): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function devEndpoints(): { dynamodb: string; dashboard: string } {
+  return (
+    JSON.parse(readFileSync(env.CLOUDORCH_DEV_STATE, 'utf8')) as {
+      endpoints: { dynamodb: string; dashboard: string };
+    }
+  ).endpoints;
 }
 
 let dev: ChildProcess;
@@ -164,6 +217,87 @@ describe('cloudorch against cloudorch dev', () => {
     expect(y.stderr).toMatch(/<stdin>#1: invalid YAML/);
     // The valid first document of bad.yaml was not applied either.
     expect((await records()).map((x) => x.id)).toEqual(before.map((x) => x.id));
+  });
+
+  it('apply rejects an id defined in two files of one folder, naming both, and writes nothing', async () => {
+    const before = await records();
+    const folder = join(dir, 'dup');
+    mkdirSync(folder);
+    const a = join(folder, 'a.yaml');
+    const b = join(folder, 'b.yaml');
+    writeFileSync(a, readFileSync(EXAMPLE, 'utf8').replace('nodeCount: 2', 'nodeCount: 3'));
+    writeFileSync(b, readFileSync(EXAMPLE, 'utf8').replace('nodeCount: 2', 'nodeCount: 4'));
+    const r = await cloudorch(['apply', '-f', `${folder}/`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `error: ${b}#1: metadata.name: team-payments/dev-small is defined twice (first in ${a}#1)`,
+    );
+    expect(r.stderr).toContain('nothing was applied');
+    expect(r.stdout).toBe('');
+    expect((await records()).map((x) => [x.id, x.generation])).toEqual(
+      before.map((x) => [x.id, x.generation]),
+    );
+  });
+
+  it('exits quietly when the reader of its output goes away (`get | head -1`)', async () => {
+    for (const args of [['get'], ['get', '-o', 'json'], ['get', '-w']]) {
+      const r = await withClosedStdout(args);
+      expect({ args, ...r }).toEqual({ args, code: 0, signal: null, stderr: '' });
+    }
+  });
+
+  it('the dev API answers a malformed URL with 400, not 500', async () => {
+    const { dashboard } = devEndpoints();
+    for (const path of ['/api/clusters/%E0%A4%A', '/api/clusters/%', '/api/clusters/team-payments%2F%ZZ']) {
+      const r = await raw(`${dashboard}${path}`, 'GET', {});
+      expect({ path, status: r.status }).toEqual({ path, status: 400 });
+      expect(JSON.parse(r.body)).toEqual({ message: expect.stringMatching(/malformed/) });
+    }
+    const ok = await raw(`${dashboard}/api/clusters/team-payments%2Fdev-small`, 'GET', {});
+    expect(ok.status).toBe(200);
+  });
+
+  it('the local DynamoDB endpoint refuses browsers (no CORS) and still serves the AWS SDK', async () => {
+    const { dynamodb } = devEndpoints();
+    const origin = 'https://evil.example';
+    const preflight = await raw(dynamodb, 'OPTIONS', {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,x-amz-target',
+    });
+    expect(preflight.status).toBe(403);
+    expect(Object.keys(preflight.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    // What a page could send once a preflight passed: a made-up signature is enough for the store.
+    const call = {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': 'DynamoDB_20120810.ListTables',
+      authorization:
+        'AWS4-HMAC-SHA256 Credential=x/20250101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+      'x-amz-date': '20250101T000000Z',
+    };
+    const browsers: Record<string, string>[] = [
+      { origin },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-origin' },
+    ];
+    for (const headers of browsers) {
+      const r = await raw(dynamodb, 'POST', { ...call, ...headers }, '{}');
+      expect({ headers, status: r.status }).toEqual({ headers, status: 403 });
+      expect(r.headers['access-control-allow-origin']).toBeUndefined();
+      expect(r.body).not.toContain('cloudorch-desired-state');
+    }
+    // Without browser headers the same raw call is served, and so is the real SDK client.
+    expect((await raw(dynamodb, 'POST', call, '{}')).body).toContain('cloudorch-desired-state');
+    const sdk = new DynamoDBClient({
+      endpoint: dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      expect((await sdk.send(new ListTablesCommand({}))).TableNames).toContain('cloudorch-desired-state');
+    } finally {
+      sdk.destroy();
+    }
   });
 
   it('drift made through the simulator is detected and corrected by the sweep', async () => {
