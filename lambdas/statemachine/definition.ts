@@ -77,8 +77,8 @@ type Json = Record<string, unknown>;
  * and locally: exactly one `/`, no empty label, no label starting or ending with `-`, and no ASCII
  * character outside `[a-z0-9/-]` (printable or whitespace). Not checked: label length (at most
  * 63), non-ASCII characters, `?` and `\` (the local matcher reads those two as a wildcard and an
- * escape). Apply and the bridge never write such an id, so AcquireLease finds no record and the
- * execution fails saying so.
+ * escape). Apply and the bridge never write such an id; when no record has it, AcquireLease fails
+ * and says so.
  */
 const ID_SHAPE_ERRORS = ['*/*/*', '/*', '*/', '-*', '*-', '*-/*', '*/-*'];
 const ID_FORBIDDEN_CHARS = [
@@ -259,8 +259,8 @@ export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPT
         Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseLeaseFailed' }],
       }),
       Done: { Type: 'Succeed' },
-      // Lease failures are not written to the status (an acquire that failed owns nothing to write
-      // with), so the execution's own error and cause must say what happened.
+      // Lease failures skip WriteFailure (without the lease an execution may not write the status),
+      // so the execution's own error and cause say what happened.
       AcquireLeaseFailed: {
         Type: 'Pass',
         Result: {

@@ -35,7 +35,8 @@ const ARNS = Object.fromEntries(
     `arn:aws:lambda:us-east-1:111111111111:function:cloudorch-${k}`,
   ]),
 ) as Record<StepFunctionKey, string>;
-// The DNS-label record id the brief of ValidateInput approximates (see definition.ts).
+// Record ids as apply and the bridge write them, which ValidateInput approximates in ASL; the length
+// limit (63 per label) is left out because ASL cannot check it and the sample stays below it.
 const RECORD_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 type Steps = Partial<Record<StepFunctionKey, TaskHandler>>;
