@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type AppProps, Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { BUNDLE_FILE, ensurePolicyBundle } from '../../policies/build.js';
@@ -93,6 +94,8 @@ export interface CreatedApp {
 /** The app with one CloudOrch stack and the AwsSolutions checks registered. */
 export async function createApp(appProps: AppProps = {}): Promise<CreatedApp> {
   const app = new App(appProps);
+  // One template for every partition: ARNs keep `${AWS::Partition}` even when the region is known.
+  app.node.setContext(cxapi.ENABLE_PARTITION_LITERALS, false);
   const policyBundleAssetDir = await preparePolicyAsset();
   const stackName = (app.node.tryGetContext(CONTEXT.stackName) as string | undefined) ?? 'CloudOrch';
   const account = process.env.CDK_DEFAULT_ACCOUNT;

@@ -1,9 +1,16 @@
 /**
- * The role the in-cluster bridge runs as: trusted by EKS Pod Identity always, and by IRSA when an
- * OIDC provider is given. It may read and write the desired-state table and nothing else.
+ * The role the in-cluster bridge runs as: trusted by EKS Pod Identity for its namespace and service
+ * account always, and by IRSA when an OIDC provider is given. Its grants (spec writes and target
+ * claims on the table, the policy bundle object) are added by the CloudOrch construct.
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+
+/** Session tags EKS Pod Identity sets when it assumes a role (unless the association disables them). */
+export const POD_IDENTITY_TAGS = {
+  namespace: 'kubernetes-namespace',
+  serviceAccount: 'kubernetes-service-account',
+} as const;
 
 export interface BridgeIrsa {
   /** ARN of the cluster's IAM OIDC provider. */
@@ -31,8 +38,17 @@ export class BridgeRole extends Construct {
     this.namespace = props.namespace ?? 'cloudorch-system';
     this.serviceAccount = props.serviceAccount ?? 'cloudorch-bridge';
     const principals: iam.IPrincipal[] = [
-      // Pod Identity needs TagSession as well as AssumeRole.
-      new iam.SessionTagsPrincipal(new iam.ServicePrincipal('pods.eks.amazonaws.com')),
+      // Pod Identity needs TagSession as well as AssumeRole. It tags the session with the pod's
+      // namespace and service account, so only that service account's association can assume the role
+      // (an association made for any other pod of any cluster in the account is refused).
+      new iam.SessionTagsPrincipal(
+        new iam.ServicePrincipal('pods.eks.amazonaws.com').withConditions({
+          StringEquals: {
+            [`aws:RequestTag/${POD_IDENTITY_TAGS.namespace}`]: this.namespace,
+            [`aws:RequestTag/${POD_IDENTITY_TAGS.serviceAccount}`]: this.serviceAccount,
+          },
+        }),
+      ),
     ];
     if (props.irsa) {
       const issuer = props.irsa.oidcIssuer.replace(/^https:\/\//, '');
@@ -47,7 +63,7 @@ export class BridgeRole extends Construct {
     }
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.CompositePrincipal(...principals),
-      description: `CloudOrch bridge (${this.namespace}/${this.serviceAccount}): desired-state table only`,
+      description: `CloudOrch bridge (${this.namespace}/${this.serviceAccount}): spec writes and target claims`,
     });
   }
 }

@@ -14,12 +14,19 @@
  *   and only where there is no owner tag yet, so an owner cannot be replaced or forged. IAM cannot
  *   see the spec: whether a claim is wanted (`adopt`) and whether the owner value equals the record
  *   id are enforced by the planner's ownership guard, not by IAM.
+ * - A `Retain` deletion leaves the cluster running with its owner tag (which nothing may remove) and
+ *   adds `cloudorch.io/released=<record id>`, an ordinary tag. Only a cluster carrying that marker
+ *   may have its owner replaced (EksClaimReleased), again with nothing but the two ownership tags.
+ *   Which record may claim it is decided by the target claim item, not by IAM.
  * - Node groups an adopted cluster already had carry no ownership tag, so IAM refuses to change or
  *   delete them; CloudOrch only manages node groups it created.
  * - DynamoDB writes are limited to the attributes each step owns with `dynamodb:Attributes`.
  *   Attributes named only in a condition expression (the lease holder check) must be listed as well,
  *   so IAM cannot tell "reads lease in a condition" from "writes lease"; the store's conditions do.
  *   ReturnValues ALL_OLD is not restricted: the store needs the old image for the change feed.
+ * - Target claims share the table (key prefix `claim#`). Spec writers may write and delete claims and
+ *   write only the spec attributes of records; `dynamodb:LeadingKeys` keeps the two apart. IAM cannot
+ *   require a condition expression, so "only the holder deletes its claim" is the store's rule.
  */
 import { Aws, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -27,9 +34,34 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG } from '../../lambdas/core/ownership.js';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
+import { resourceFinding } from './nag.js';
 
 /** The table's partition key: fine-grained DynamoDB conditions must always allow it. */
 export const KEY_ATTRIBUTE = 'id';
+
+/**
+ * Target claims live in the same table: key `claim#<account>#<region>#<clusterName>` (account
+ * `default` for the stack's own), `holder` the record id, `claimedAt`. Record ids never start so.
+ */
+export const CLAIM_KEY_PREFIX = 'claim#';
+export const CLAIM_ATTRIBUTES = [KEY_ATTRIBUTE, 'holder', 'claimedAt'] as const;
+
+/**
+ * What a spec writer (the bridge, `cloudorch apply`) may put on a record, attributes named in its
+ * conditions included (`version`, `deletionRequestedAt`, `id`): never status, lease or history.
+ */
+export const SPEC_WRITER_ATTRIBUTES = [
+  KEY_ATTRIBUTE,
+  'spec',
+  'specHash',
+  'generation',
+  'version',
+  'createdAt',
+  'deletionRequestedAt',
+] as const;
+
+/** Set by the apply function when a `Retain` deletion releases a cluster; value: the released record id. */
+export const RELEASED_TAG = 'cloudorch.io/released';
 
 /** Functions holding `table:reconcile`. */
 export type ReconcilerKey = {
@@ -54,8 +86,11 @@ export const RECONCILE_WRITES: Record<ReconcilerKey, { attributes: readonly stri
   },
 };
 
-/** The delete condition reads these; the record must have asked for deletion. */
-const DELETE_CONDITION_ATTRIBUTES = ['lease', 'deletionRequestedAt'];
+/**
+ * The release deletes read these in their conditions: the record's (it asked for deletion and the
+ * lease is ours) and its target claim's (`holder` is this record).
+ */
+const DELETE_CONDITION_ATTRIBUTES = ['lease', 'deletionRequestedAt', 'holder'];
 
 export const EKS_READ_ACTIONS = [
   'eks:DescribeCluster',
@@ -121,6 +156,18 @@ function eksWrite(scope: Stack): iam.PolicyStatement[] {
         'ForAllValues:StringNotEquals': { 'aws:TagKeys': OWNERSHIP_KEYS },
       },
     }),
+    // A cluster released by a `Retain` deletion keeps its old owner tag (no statement may remove it) and
+    // carries the released marker: a new owner may overwrite exactly the two ownership tags.
+    new iam.PolicyStatement({
+      sid: 'EksClaimReleased',
+      actions: ['eks:TagResource'],
+      resources: [clusters],
+      conditions: {
+        Null: { [`aws:ResourceTag/${RELEASED_TAG}`]: 'false', [`aws:RequestTag/${OWNER_TAG}`]: 'false' },
+        ...tagged(`aws:RequestTag/${MANAGED_BY_TAG}`),
+        'ForAllValues:StringEquals': { 'aws:TagKeys': OWNERSHIP_KEYS },
+      },
+    }),
     new iam.PolicyStatement({
       sid: 'EksClaimUnowned',
       actions: ['eks:TagResource'],
@@ -164,6 +211,40 @@ function tableReconcile(fn: ReconcilerKey, tableArn: string): iam.PolicyStatemen
 }
 
 /**
+ * What a spec writer needs on the table: read any item; create and change records through the spec
+ * attributes only; write and delete target claims. `dynamodb:LeadingKeys` keeps the two apart, so a
+ * spec writer can delete a claim but never a record (deletion is a request the reconciler carries out).
+ */
+export function specWriterStatements(tableArn: string): iam.PolicyStatement[] {
+  const claimKeys = [`${CLAIM_KEY_PREFIX}*`];
+  return [
+    new iam.PolicyStatement({
+      sid: 'SpecWriterRead',
+      actions: ['dynamodb:GetItem'],
+      resources: [tableArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'SpecWriterRecords',
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resources: [tableArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SPEC_WRITER_ATTRIBUTES] },
+        'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': claimKeys },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'SpecWriterClaims',
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resources: [tableArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...CLAIM_ATTRIBUTES] },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': claimKeys },
+      },
+    }),
+  ];
+}
+
+/**
  * Why the EKS statements name every cluster and node group of the account: cluster names come from
  * records at run time, in any region; reads must see unowned clusters to refuse or adopt them, and
  * writes are narrowed by the ownership-tag conditions above instead of by name.
@@ -172,11 +253,14 @@ export const EKS_WILDCARD_REASON =
   'Cluster names and regions come from desired-state records at run time. Reads must see unowned ' +
   'clusters to refuse or adopt them; mutations are limited by CloudOrch ownership-tag conditions.';
 
-/** cdk-nag finding ids for the EKS resource patterns above. */
-export const EKS_WILDCARD_FINDINGS = [
-  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:*:<AWS::AccountId>:cluster/*]',
-  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:*:<AWS::AccountId>:nodegroup/*/*/*]',
-];
+/**
+ * cdk-nag finding ids for the EKS resource patterns above, built from the same ARNs the statements
+ * hold, so they match whether the stack's account is a token or a concrete account.
+ */
+export function eksWildcardFindings(scope: Stack): string[] {
+  const { clusters, nodegroups } = eksArns(scope);
+  return [clusters, nodegroups].map((arn) => resourceFinding(scope, 'AwsSolutions-IAM5', arn));
+}
 
 /** The statements one capability of one function stands for. */
 export function statementsFor(

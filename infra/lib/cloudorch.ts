@@ -3,7 +3,7 @@
  * trigger, the Reconcile state machine, the triggers, the policy bundle, the bridge role and the
  * dashboard with alarms. Resources are public fields; access for others goes through `grant*`.
  */
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -15,7 +15,7 @@ import { ENV } from '../../lambdas/handlers/env-deps.js';
 import { POLICY_ENV } from '../../lambdas/policy/index.js';
 import type { DefinitionOptions } from '../../lambdas/statemachine/definition.js';
 import { BridgeRole, type BridgeRoleProps } from './bridge-role.js';
-import { EKS_WILDCARD_FINDINGS, EKS_WILDCARD_REASON, statementsFor } from './capabilities.js';
+import { EKS_WILDCARD_REASON, eksWildcardFindings, statementsFor } from './capabilities.js';
 import { EksRoles } from './eks-roles.js';
 import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
 import { Observability, SERVICE } from './observability.js';
@@ -110,6 +110,8 @@ export class CloudOrch extends Construct {
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
       },
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      // The EKS rate limit is per Lambda instance: two sweep runs at once would double the call rate.
+      reservedConcurrency: { sweep: 1 },
     });
     this.functions = fns.functions;
     const f = this.functions;
@@ -143,7 +145,7 @@ export class CloudOrch extends Construct {
       }
       if (caps.includes('eks:read') || caps.includes('eks:write')) {
         Validations.of(fns.roles[key]).acknowledge(
-          ...EKS_WILDCARD_FINDINGS.map((id) => ({ id, reason: EKS_WILDCARD_REASON })),
+          ...eksWildcardFindings(Stack.of(this)).map((id) => ({ id, reason: EKS_WILDCARD_REASON })),
         );
       }
       if (caps.includes('sfn:start'))
@@ -196,9 +198,12 @@ export class CloudOrch extends Construct {
     });
   }
 
-  /** Read and write desired-state records (spec writers: the bridge, `cloudorch apply`). */
+  /**
+   * Write desired state (spec writers: the bridge, `cloudorch apply`): read items, write the spec
+   * attributes of records, write and delete target claims; never status, lease or history.
+   */
   grantSpecWrite(grantee: iam.IGrantable): iam.Grant {
-    return this.tableConstruct.grantReadWriteRecords(grantee);
+    return this.tableConstruct.grantSpecWrite(grantee);
   }
 
   /** Read records and their status (dashboards, `cloudorch get`). */

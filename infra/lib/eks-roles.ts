@@ -5,6 +5,7 @@
 import { Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { managedPolicyFinding } from './nag.js';
 
 export interface EksRolesProps {
   /** @default a new role trusted by eks.amazonaws.com with AmazonEKSClusterPolicy */
@@ -35,9 +36,10 @@ export class EksRoles extends Construct {
   }
 
   private newRole(id: string, service: string, policies: string[]): iam.Role {
+    const managed = policies.map((p) => iam.ManagedPolicy.fromAwsManagedPolicyName(p));
     const role = new iam.Role(this, id, {
       assumedBy: new iam.ServicePrincipal(service),
-      managedPolicies: policies.map((p) => iam.ManagedPolicy.fromAwsManagedPolicyName(p)),
+      managedPolicies: managed,
     });
     if (service === 'eks.amazonaws.com') {
       // EKS assumes the cluster role with session tags.
@@ -48,9 +50,9 @@ export class EksRoles extends Construct {
         }),
       );
     }
-    for (const p of policies) {
+    for (const p of managed) {
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${p}]`,
+        id: managedPolicyFinding(role, p.managedPolicyArn),
         reason: MANAGED_REASON,
       });
     }

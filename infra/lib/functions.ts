@@ -28,6 +28,8 @@ export interface ReconcilerFunctionsProps {
    * @default logs.RetentionDays.ONE_MONTH
    */
   readonly logRetention?: logs.RetentionDays;
+  /** Reserved concurrency per function. @default none (unreserved) */
+  readonly reservedConcurrency?: Partial<Record<FunctionKey, number>>;
 }
 
 export class ReconcilerFunctions extends Construct {
@@ -63,6 +65,9 @@ export class ReconcilerFunctions extends Construct {
         timeout: Duration.seconds(spec.timeoutSeconds),
         role,
         logGroup,
+        ...(props.reservedConcurrency?.[key] !== undefined
+          ? { reservedConcurrentExecutions: props.reservedConcurrency[key] }
+          : {}),
         environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
         projectRoot: PROJECT_ROOT,
         depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),

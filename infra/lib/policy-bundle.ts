@@ -5,10 +5,11 @@
  */
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { managedPolicyFinding, resourceFinding } from './nag.js';
 
 export const BUNDLE_KEY_PREFIX = 'policy/';
 export const BUNDLE_OBJECT = 'bundle.tar.gz';
@@ -55,33 +56,43 @@ export class PolicyBundle extends Construct {
       memoryLimit: 256,
     });
     // The copy runs in CDK's singleton handler (a child of the stack, shared by all deployments).
-    const handler = Stack.of(this)
-      .node.children.filter((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'))
+    const stack = Stack.of(this);
+    const handler = stack.node.children
+      .filter((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'))
       .at(0);
-    if (handler) {
-      Validations.of(handler).acknowledge(
-        {
-          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-          reason: 'CDK-managed deployment handler; it only writes its own logs with this policy.',
-        },
-        {
-          id: 'AwsSolutions-L1',
-          reason: 'CDK pins the runtime of its BucketDeployment handler; it runs only during deploys.',
-        },
-        ...['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'].map((a) => ({
-          id: `AwsSolutions-IAM5[Action::${a}]`,
-          reason: 'CDK grants its deployment handler read on the asset and write on the target bucket only.',
-        })),
-        {
-          id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
-          reason: 'Reads the bundle asset from the CDK bootstrap bucket; asset keys are content hashes.',
-        },
-        {
-          id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/*]`,
-          reason: 'Writes under the policy prefix of the bundle bucket, which holds nothing else.',
-        },
-      );
-    }
+    // The asset the deployment reads (its bucket is the bootstrap bucket of the stack's environment).
+    const asset = this.deployment.node
+      .findAll()
+      .find((c): c is s3assets.Asset => c instanceof s3assets.Asset);
+    if (!handler || !asset)
+      throw new Error('BucketDeployment changed shape: handler or source asset not found');
+    // Finding ids are built from the ARNs the grants hold (see nag.ts), never written by hand.
+    Validations.of(handler).acknowledge(
+      {
+        id: managedPolicyFinding(
+          stack,
+          iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')
+            .managedPolicyArn,
+        ),
+        reason: 'CDK-managed deployment handler; it only writes its own logs with this policy.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason: 'CDK pins the runtime of its BucketDeployment handler; it runs only during deploys.',
+      },
+      ...['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'].map((a) => ({
+        id: `AwsSolutions-IAM5[Action::${a}]`,
+        reason: 'CDK grants its deployment handler read on the asset and write on the target bucket only.',
+      })),
+      {
+        id: resourceFinding(stack, 'AwsSolutions-IAM5', asset.bucket.arnForObjects('*')),
+        reason: 'Reads the bundle asset from the CDK bootstrap bucket; asset keys are content hashes.',
+      },
+      {
+        id: resourceFinding(stack, 'AwsSolutions-IAM5', this.bucket.arnForObjects('*')),
+        reason: 'Writes under the policy prefix of the bundle bucket, which holds nothing else.',
+      },
+    );
   }
 
   /** `s3://bucket/key`, the form CLOUDORCH_POLICY_BUNDLE_S3 takes. */

@@ -1,9 +1,9 @@
 /** The desired-state table: one item per cluster, key `id`, a stream of both images for on-change. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { KEY_ATTRIBUTE } from './capabilities.js';
+import { KEY_ATTRIBUTE, specWriterStatements } from './capabilities.js';
 
 export interface DesiredStateTableProps {
   /**
@@ -31,8 +31,19 @@ export class DesiredStateTable extends Construct {
     });
   }
 
-  /** Read and write any record: for spec writers (the bridge, `cloudorch apply`). */
-  grantReadWriteRecords(grantee: iam.IGrantable): iam.Grant {
-    return this.table.grantReadWriteData(grantee);
+  /**
+   * Spec writers (the bridge, `cloudorch apply`): read items, write the spec attributes of records,
+   * write and delete target claims (see specWriterStatements).
+   */
+  grantSpecWrite(grantee: iam.IGrantable): iam.Grant {
+    const grants = specWriterStatements(this.table.tableArn).map((s) =>
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: s.actions,
+        resourceArns: s.resources,
+        conditions: s.conditions as Record<string, Record<string, unknown>>,
+      }),
+    );
+    return grants.reduce((all, g) => all.combine(g));
   }
 }

@@ -14,6 +14,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { resourceFinding } from './nag.js';
 
 /** Calls whose names start like this change a cluster (the handler re-checks). */
 export const MUTATING_EKS_PREFIXES = [
@@ -37,6 +38,15 @@ export const STREAM_FILTER = {
   eventName: ['INSERT', 'MODIFY'],
   dynamodb: { NewImage: { generation: { N: [{ exists: true }] } } },
 };
+
+/**
+ * How long a sweep tick may wait to run: one period, within what Lambda's asynchronous invocation
+ * (60 s to 6 h) and Scheduler (60 s to 24 h) accept.
+ */
+export function sweepEventAge(sweepRate: Duration): Duration {
+  const seconds = Math.min(Math.max(sweepRate.toSeconds(), 60), 6 * 60 * 60);
+  return Duration.seconds(seconds);
+}
 
 export interface TriggersProps {
   readonly table: dynamodb.ITableV2;
@@ -70,10 +80,13 @@ export class Triggers extends Construct {
     });
     const dlq = this.deadLetterQueue;
 
-    // Sweep: a missed tick is retried by the next one, so Lambda does not retry a failed sweep.
+    // Sweep: a missed tick is retried by the next one, so Lambda does not retry a failed sweep. The
+    // function runs one instance at a time (reserved concurrency 1): a tick that arrives while another
+    // run (or segment) is still going waits in Lambda's queue for at most one period, then goes to the
+    // dead-letter queue instead of piling up behind it.
     props.sweep.configureAsyncInvoke({
       retryAttempts: 0,
-      maxEventAge: Duration.hours(1),
+      maxEventAge: sweepEventAge(props.sweepRate),
       onFailure: new destinations.SqsDestination(dlq),
     });
     // Own role so the acknowledgement below sits next to it (the default is a stack-wide singleton).
@@ -83,7 +96,7 @@ export class Triggers extends Construct {
       }),
     });
     Validations.of(schedulerRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.sweep.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
+      id: resourceFinding(this, 'AwsSolutions-IAM5', `${props.sweep.functionArn}:*`),
       reason: 'The Scheduler target grants invoke on the sweep function and its versions; no other function.',
     });
     for (let segment = 0; segment < props.sweepSegments; segment++) {
@@ -98,8 +111,9 @@ export class Triggers extends Construct {
             }),
             role: schedulerRole,
             deadLetterQueue: dlq,
+            // Retries only a failed Invoke call (the invocation itself is asynchronous), within one period.
             retryAttempts: 2,
-            maxEventAge: props.sweepRate,
+            maxEventAge: sweepEventAge(props.sweepRate),
           }),
         }),
       );

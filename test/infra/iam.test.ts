@@ -139,13 +139,55 @@ describe('apply: EKS mutations limited by ownership tags', () => {
       OWNER_TAG,
       MANAGED_BY_TAG,
     ]);
-    // Claiming (adopt) only where no owner exists yet, and only the ownership tags.
-    const claim = tag.find((st) => st !== onOwned);
-    expect(claim?.Condition?.['Null']?.[`aws:ResourceTag/${OWNER_TAG}`]).toBe('true');
-    expect(claim?.Condition?.['ForAllValues:StringEquals']?.['aws:TagKeys']).toEqual([
-      OWNER_TAG,
-      MANAGED_BY_TAG,
-    ]);
+    // Claiming (adopt) only the ownership tags, where no owner exists yet or the cluster was released.
+    const claims = tag.filter((st) => st !== onOwned);
+    expect(claims).toHaveLength(2);
+    for (const claim of claims) {
+      expect(actionsOf(claim)).toEqual(['eks:TagResource']);
+      expect(claim.Condition?.['ForAllValues:StringEquals']?.['aws:TagKeys']).toEqual([
+        OWNER_TAG,
+        MANAGED_BY_TAG,
+      ]);
+    }
+  });
+
+  // Written out in full: these are the only ways an owner tag can be set on an existing cluster.
+  const CLAIM_CONDITIONS = {
+    unowned: {
+      Null: { 'aws:ResourceTag/cloudorch.io/owner': 'true', 'aws:RequestTag/cloudorch.io/owner': 'false' },
+      StringEquals: { 'aws:RequestTag/cloudorch.io/managed-by': 'cloudorch' },
+      'ForAllValues:StringEquals': { 'aws:TagKeys': ['cloudorch.io/owner', 'cloudorch.io/managed-by'] },
+    },
+    released: {
+      Null: {
+        'aws:ResourceTag/cloudorch.io/released': 'false',
+        'aws:RequestTag/cloudorch.io/owner': 'false',
+      },
+      StringEquals: { 'aws:RequestTag/cloudorch.io/managed-by': 'cloudorch' },
+      'ForAllValues:StringEquals': { 'aws:TagKeys': ['cloudorch.io/owner', 'cloudorch.io/managed-by'] },
+    },
+  };
+
+  it('claims an unowned cluster only by adding both ownership tags', () => {
+    const claim = withAction('apply', 'eks:TagResource').find((st) => st.Sid === 'EksClaimUnowned');
+    expect(claim?.Condition).toEqual(CLAIM_CONDITIONS.unowned);
+    expect(JSON.stringify(claim?.Resource)).toMatch(/:cluster\/\*"/);
+  });
+
+  it('replaces the owner only of a cluster marked released, and only with both ownership tags', () => {
+    const claim = withAction('apply', 'eks:TagResource').find((st) => st.Sid === 'EksClaimReleased');
+    expect(claim?.Condition).toEqual(CLAIM_CONDITIONS.released);
+    // Clusters only: node groups of a released cluster are never re-owned by tagging.
+    expect(JSON.stringify(claim?.Resource)).toMatch(/:cluster\/\*"/);
+    expect(JSON.stringify(claim?.Resource)).not.toContain('nodegroup');
+  });
+
+  it('may set the released marker on an owned cluster (an ordinary tag)', () => {
+    const onOwned = withAction('apply', 'eks:TagResource').find(
+      (st) => st.Condition?.['StringEquals']?.[managed],
+    );
+    const notOwnership = onOwned?.Condition?.['ForAllValues:StringNotEquals']?.['aws:TagKeys'] as string[];
+    expect(notOwnership).not.toContain('cloudorch.io/released');
   });
 
   it('passes only the cluster and node roles, only to EKS', () => {
@@ -194,6 +236,124 @@ describe('DynamoDB writes limited by attribute', () => {
     );
     expect(deleters).toEqual(['writeStatus']);
   });
+
+  it('write-status may release a record and its target claim, with the attributes their conditions name', () => {
+    const may = (key: string, attributes: string[]) =>
+      allows(statements.writeStatus, { action: 'dynamodb:DeleteItem', key, attributes });
+    // The record: asked for deletion, lease held by the releasing execution.
+    expect(may('team-a/dev', ['id', 'lease', 'deletionRequestedAt'])).toBe(true);
+    // Its claim: only while this record holds it.
+    expect(may('claim#default#eu-west-1#dev', ['id', 'holder'])).toBe(true);
+    expect(may('team-a/dev', ['id', 'status'])).toBe(false);
+  });
+
+  it('drift-event can read target claims', () => {
+    const read = { action: 'dynamodb:GetItem', key: 'claim#default#eu-west-1#dev', attributes: [] };
+    expect(allows(statements.driftEvent, read)).toBe(true);
+  });
+});
+
+describe('the bridge: spec writes and target claims only', () => {
+  let bridge: Statement[];
+  beforeAll(() => {
+    bridge = statementsOfRole(s, logicalId(s, s.stack.cloudorch.bridgeRole));
+  });
+  const can = (action: string, key: string, attributes: string[]) =>
+    allows(bridge, { action, key, attributes });
+  const RECORD = 'team-a/dev';
+  const CLAIM = 'claim#default#eu-west-1#dev';
+
+  it('has exactly these actions: no Scan, no batch writes, nothing outside the table and bundle', () => {
+    const actions = [...new Set(bridge.flatMap(actionsOf))].sort();
+    expect(actions).toEqual(
+      [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        's3:GetObject',
+      ].sort(),
+    );
+    const table = logicalId(s, s.stack.cloudorch.table);
+    for (const st of bridge.filter((x) => actionsOf(x).some((a) => a.startsWith('dynamodb:')))) {
+      expect(st.Resource).toEqual({ 'Fn::GetAtt': [table, 'Arn'] });
+    }
+    const [bundle, ...more] = bridge.filter((x) => actionsOf(x).includes('s3:GetObject'));
+    expect(more).toHaveLength(0);
+    expect(JSON.stringify(bundle?.Resource)).toContain(logicalId(s, s.stack.cloudorch.policyBundle.bucket));
+    expect(JSON.stringify(bundle?.Resource)).toContain('/policy/bundle.tar.gz');
+  });
+
+  it('writes records the way applySpec and requestDeletion do', () => {
+    // create: put with attribute_not_exists(id)
+    expect(
+      can('dynamodb:PutItem', RECORD, ['id', 'spec', 'specHash', 'generation', 'version', 'createdAt']),
+    ).toBe(true);
+    // spec change: condition on version and deletionRequestedAt
+    expect(
+      can('dynamodb:UpdateItem', RECORD, [
+        'id',
+        'spec',
+        'specHash',
+        'generation',
+        'version',
+        'deletionRequestedAt',
+      ]),
+    ).toBe(true);
+    // deletion request
+    expect(can('dynamodb:UpdateItem', RECORD, ['id', 'deletionRequestedAt', 'version'])).toBe(true);
+    expect(can('dynamodb:GetItem', RECORD, [])).toBe(true);
+  });
+
+  it('can never write status, lease, history or intent, nor delete a record', () => {
+    for (const attr of [
+      'status',
+      'lease',
+      'history',
+      'historyAppended',
+      'intent',
+      'trackedUpdates',
+      'applied',
+    ]) {
+      expect(can('dynamodb:UpdateItem', RECORD, ['id', attr]), attr).toBe(false);
+      expect(can('dynamodb:PutItem', RECORD, ['id', 'spec', attr]), attr).toBe(false);
+    }
+    expect(can('dynamodb:DeleteItem', RECORD, ['id'])).toBe(false);
+    expect(can('dynamodb:DeleteItem', RECORD, ['id', 'holder'])).toBe(false);
+    expect(can('dynamodb:Scan', RECORD, [])).toBe(false);
+    expect(can('dynamodb:BatchWriteItem', RECORD, ['id', 'spec'])).toBe(false);
+  });
+
+  it('writes and deletes target claims, with nothing but the claim attributes', () => {
+    expect(can('dynamodb:PutItem', CLAIM, ['id', 'holder', 'claimedAt'])).toBe(true);
+    expect(can('dynamodb:UpdateItem', CLAIM, ['id', 'holder', 'claimedAt'])).toBe(true);
+    expect(can('dynamodb:DeleteItem', CLAIM, ['id', 'holder'])).toBe(true);
+    // A claim key never carries record attributes, and a record never carries a holder.
+    expect(can('dynamodb:PutItem', CLAIM, ['id', 'spec'])).toBe(false);
+    expect(can('dynamodb:UpdateItem', RECORD, ['id', 'holder'])).toBe(false);
+  });
+
+  it('is assumable by Pod Identity only for its namespace and service account', () => {
+    const role = resource(s, logicalId(s, s.stack.cloudorch.bridgeRole)).Properties as {
+      AssumeRolePolicyDocument: { Statement: Statement[] };
+    };
+    const pods = role.AssumeRolePolicyDocument.Statement.filter((st) =>
+      JSON.stringify(st).includes('pods.eks.amazonaws.com'),
+    );
+    expect(pods).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'pods.eks.amazonaws.com' },
+        Action: ['sts:AssumeRole', 'sts:TagSession'],
+        Condition: {
+          StringEquals: {
+            'aws:RequestTag/kubernetes-namespace': 'cloudorch-system',
+            'aws:RequestTag/kubernetes-service-account': 'cloudorch-bridge',
+          },
+        },
+      },
+    ]);
+  });
 });
 
 describe('other roles', () => {
@@ -208,22 +368,48 @@ describe('other roles', () => {
       steps.map((k) => ({ 'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions[k]), 'Arn'] })),
     );
   });
-
-  it('the bridge may use the table and read the policy bundle object, nothing else', () => {
-    const bridgeRole = logicalId(s, s.stack.cloudorch.bridgeRole);
-    const table = logicalId(s, s.stack.cloudorch.table);
-    const bucket = logicalId(s, s.stack.cloudorch.policyBundle.bucket);
-    const sts = statementsOfRole(s, bridgeRole);
-    const dynamo = sts.filter((st) => actionsOf(st).every((a) => a.startsWith('dynamodb:')));
-    const rest = sts.filter((st) => !dynamo.includes(st));
-    expect(dynamo.length).toBeGreaterThan(0);
-    for (const st of dynamo) {
-      const resources = Array.isArray(st.Resource) ? st.Resource : [st.Resource];
-      for (const r of resources) expect(JSON.stringify(r)).toContain(table);
-    }
-    expect(rest).toHaveLength(1);
-    expect(actionsOf(rest[0]!)).toEqual(['s3:GetObject']);
-    expect(JSON.stringify(rest[0]!.Resource)).toContain(bucket);
-    expect(JSON.stringify(rest[0]!.Resource)).toContain(s.stack.cloudorch.policyBundle.objectKey);
-  });
 });
+
+/** A DynamoDB item request as IAM sees it: `dynamodb:LeadingKeys` and `dynamodb:Attributes`. */
+interface ItemRequest {
+  readonly action: string;
+  readonly key: string;
+  readonly attributes: readonly string[];
+}
+
+/**
+ * Whether these Allow statements permit the request, evaluating exactly the condition operators the
+ * stack uses on table statements (an unknown operator fails the test rather than being ignored).
+ */
+function allows(sts: readonly Statement[], req: ItemRequest): boolean {
+  const like = (pattern: string, v: string) =>
+    new RegExp(
+      `^${pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(v);
+  const values = (k: string): readonly string[] =>
+    k === 'dynamodb:LeadingKeys' ? [req.key] : k === 'dynamodb:Attributes' ? req.attributes : [];
+  const holds = (op: string, block: Record<string, unknown>) =>
+    Object.entries(block).every(([k, v]) => {
+      const allowed = (Array.isArray(v) ? v : [v]) as string[];
+      const actual = values(k);
+      switch (op) {
+        case 'ForAllValues:StringEquals':
+          return actual.every((a) => allowed.includes(a));
+        case 'ForAllValues:StringLike':
+          return actual.every((a) => allowed.some((p) => like(p, a)));
+        case 'ForAllValues:StringNotLike':
+          return actual.every((a) => !allowed.some((p) => like(p, a)));
+        default:
+          throw new Error(`condition operator ${op} is not evaluated by this test`);
+      }
+    });
+  return sts.some(
+    (st) =>
+      st.Effect === 'Allow' &&
+      actionsOf(st).includes(req.action) &&
+      Object.entries(st.Condition ?? {}).every(([op, block]) => holds(op, block)),
+  );
+}

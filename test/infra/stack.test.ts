@@ -1,10 +1,11 @@
 /** Template assertions for every resource and setting of the stack, and the cdk-nag outcome. */
 import aslValidator from 'asl-validator';
-import { Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STREAM_FILTER } from '../../infra/lib/triggers.js';
+import { CONTEXT } from '../../infra/lib/app.js';
+import { STREAM_FILTER, sweepEventAge } from '../../infra/lib/triggers.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { METRIC } from '../../lambdas/handlers/telemetry.js';
 import {
@@ -14,7 +15,7 @@ import {
   type StepFunctionKey,
   substitute,
 } from '../../lambdas/statemachine/definition.js';
-import { logicalId, resource, type Synthesized, synthesize } from './support.js';
+import { logicalId, resource, type Synthesized, synthesize, TEST_CONTEXT } from './support.js';
 
 let s: Synthesized;
 const fnId = (k: FunctionKey) => logicalId(s, s.stack.cloudorch.functions[k]);
@@ -166,6 +167,41 @@ describe('triggers', () => {
     });
   });
 
+  it('never runs two sweeps at once: reserved concurrency 1 on the sweep, on no other function', () => {
+    const reserved = Object.fromEntries(
+      (Object.keys(FUNCTIONS) as FunctionKey[]).map((k) => [
+        k,
+        resource(s, fnId(k)).Properties['ReservedConcurrentExecutions'],
+      ]),
+    );
+    expect(reserved).toEqual({
+      ...Object.fromEntries(Object.keys(FUNCTIONS).map((k) => [k, undefined])),
+      sweep: 1,
+    });
+  });
+
+  it('drops a sweep tick that cannot run within one period instead of queueing it for hours', () => {
+    // The test stack sweeps every 10 minutes.
+    const period = 600;
+    s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId('sweep') },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: period,
+    });
+    for (const r of Object.values(s.template.findResources('AWS::Scheduler::Schedule'))) {
+      const retry = r['Properties'].Target.RetryPolicy;
+      expect(retry.MaximumEventAgeInSeconds).toBe(period);
+      expect(retry.MaximumRetryAttempts).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('bounds the tick age to what Lambda and Scheduler accept', () => {
+    expect(sweepEventAge(Duration.minutes(1)).toSeconds()).toBe(60);
+    expect(sweepEventAge(Duration.seconds(30)).toSeconds()).toBe(60);
+    expect(sweepEventAge(Duration.hours(12)).toSeconds()).toBe(6 * 3600);
+  });
+
   it('sends failed asynchronous invocations of sweep and drift-event to the DLQ', () => {
     for (const k of ['sweep', 'driftEvent'] as const) {
       s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
@@ -244,7 +280,7 @@ describe('observability', () => {
 });
 
 describe('bridge role', () => {
-  it('trusts EKS Pod Identity and the IRSA service account', () => {
+  it('trusts EKS Pod Identity and the IRSA service account, both for the bridge service account only', () => {
     const role = resource(s, logicalId(s, s.stack.cloudorch.bridgeRole)).Properties as {
       AssumeRolePolicyDocument: { Statement: unknown[] };
     };
@@ -254,6 +290,8 @@ describe('bridge role', () => {
     expect(trust).toContain('sts:AssumeRoleWithWebIdentity');
     expect(trust).toContain('system:serviceaccount:cloudorch-system:cloudorch-bridge');
     expect(trust).toContain('oidc.eks.eu-west-1.amazonaws.com/id/ABC:aud');
+    expect(trust).toContain('"aws:RequestTag/kubernetes-namespace":"cloudorch-system"');
+    expect(trust).toContain('"aws:RequestTag/kubernetes-service-account":"cloudorch-bridge"');
   });
 });
 
@@ -277,6 +315,13 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('synthesizes with zero unacknowledged findings (synth throws otherwise)', () => {
     expect(s.app.node.findAll().length).toBeGreaterThan(0);
+  });
+
+  it('is environment-agnostic here: account, region and partition stay tokens in every ARN', () => {
+    expect(s.stack.account).toMatch(/^\$\{Token\[/);
+    // The only literal partition is in the IRSA provider ARN the test context supplies.
+    const text = JSON.stringify(s.json).replaceAll(TEST_CONTEXT[CONTEXT.bridgeOidcProviderArn], '');
+    expect(text).not.toMatch(/arn:aws[a-z-]*:/);
   });
 
   it('justifies every acknowledgement', () => {

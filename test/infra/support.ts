@@ -25,6 +25,7 @@ export interface CfnResource {
 }
 
 export interface PolicyStatement {
+  readonly Sid?: string;
   readonly Action: string | string[];
   readonly Resource: unknown;
   readonly Condition?: Record<string, Record<string, unknown>>;
