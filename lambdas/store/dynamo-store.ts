@@ -15,23 +15,28 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
+import type { ClusterStatus } from '../core/status.js';
+import { type ClaimItem, claimId, describeTarget, type Target } from './claims.js';
 import {
   ConflictError,
   DeletionInProgressError,
   LeaseHeldError,
   LeaseLostError,
+  RecordInvalidError,
   RecordNotFoundError,
+  TargetClaimedError,
 } from './errors.js';
+import { foldHistory } from './history.js';
 import type { StoredItem, WriteObserver } from './observer.js';
+import { type InvalidItem, type ParsedItem, parseItem } from './record.js';
 import { specHash } from './spec-hash.js';
-import {
-  type ApplyResult,
-  type ClusterRecord,
-  type DesiredStateStore,
-  HISTORY_LIMIT,
-  type Intent,
-  type ScanPage,
-  type StatusWrite,
+import type {
+  ApplyResult,
+  ClusterRecord,
+  DesiredStateStore,
+  Intent,
+  ScanPage,
+  StatusWrite,
 } from './types.js';
 import { applyMutation, attributeNames, type Expression, type Mutation, updateParams } from './update.js';
 
@@ -45,6 +50,14 @@ export interface DynamoStoreOptions {
 }
 
 const OWNED_BY_ME = '#lease.#owner = :me';
+/** A lease nobody can hold: absent, expired, or not the shape this store writes. */
+const LEASE_FREE =
+  'attribute_not_exists(#lease) OR NOT attribute_type(#lease, :map) OR NOT attribute_type(#lease.#expiresAt, :num) OR #lease.#expiresAt < :now';
+/**
+ * A claim whose holder record is gone is taken over only after this long: the holder may be a
+ * concurrent apply that claimed and has not written its record yet.
+ */
+const STALE_CLAIM_MS = 60_000;
 
 export class DynamoDesiredStateStore implements DesiredStateStore {
   private readonly doc: DynamoDBDocumentClient;
@@ -60,10 +73,20 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
   }
 
   async get(id: string): Promise<ClusterRecord | undefined> {
+    const item = await this.raw(id);
+    return item ? toRecord(item) : undefined;
+  }
+
+  async inspect(id: string): Promise<ParsedItem | undefined> {
+    const item = await this.raw(id);
+    return item ? parseItem(item) : undefined;
+  }
+
+  private async raw(id: string): Promise<StoredItem | undefined> {
     const out = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }),
     );
-    return out.Item ? toRecord(out.Item) : undefined;
+    return out.Item;
   }
 
   async applySpec(
@@ -74,6 +97,9 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     const hash = specHash(spec);
     const expected = opts.expectedVersion;
     const current = await this.get(id);
+    if (current?.deletionRequestedAt) throw new DeletionInProgressError(`${id}: deletion was requested`);
+    // The target first: a record is written only once its cluster is known to be nobody else's.
+    await this.claimTarget(spec, id, opts.now);
     if (!current) {
       // A record that does not exist has version 0: expectedVersion 0 means "create only".
       if (expected !== undefined && expected !== 0) {
@@ -103,7 +129,6 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
       this.emit(id, undefined, item);
       return { record: toRecord(item), changed: true, created: true };
     }
-    if (current.deletionRequestedAt) throw new DeletionInProgressError(`${id}: deletion was requested`);
     if (expected !== undefined && current.version !== expected) {
       throw new ConflictError(`${id}: expected version ${expected}, found ${current.version}`);
     }
@@ -114,12 +139,81 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
       expression: '#version = :read AND attribute_not_exists(#deletionRequestedAt)',
       values: { ':read': current.version },
     };
+    let after: StoredItem;
     try {
-      const after = await this.update(id, mutation, condition);
-      return { record: toRecord(after), changed: true, created: false };
+      after = await this.update(id, mutation, condition);
     } catch (err) {
       if (isConditionFailure(err)) return this.afterLostSpecRace(id, hash, expected);
       throw err;
+    }
+    if (claimId(current.spec) !== claimId(spec)) await this.releaseClaim(current.spec, id);
+    return { record: toRecord(after), changed: true, created: false };
+  }
+
+  async claimTarget(target: Target, holder: string, now: Date = new Date()): Promise<void> {
+    const item = { id: claimId(target), holder, claimedAt: now.toISOString() };
+    // Read first: a record reconciling its own target (every Observe) writes nothing.
+    let claim = await this.raw(item.id);
+    if (!claim) {
+      if (await this.putClaim(item, 'attribute_not_exists(#id)')) return;
+      claim = await this.raw(item.id);
+    }
+    const other = typeof claim?.['holder'] === 'string' ? claim['holder'] : undefined;
+    if (other === holder) return;
+    const since = typeof claim?.['claimedAt'] === 'string' ? Date.parse(claim['claimedAt']) : 0;
+    // A holder that exists keeps the target; one that vanished long enough ago gives it up.
+    if (!other || (await this.raw(other)) || now.getTime() - since < STALE_CLAIM_MS)
+      throw new TargetClaimedError(describeTarget(target), other ?? 'unknown');
+    if (!(await this.putClaim(item, '#holder = :other', { ':other': other })))
+      throw new TargetClaimedError(describeTarget(target), 'another record (claimed concurrently)');
+  }
+
+  /** A conditional put of a claim; false when the condition failed. */
+  private async putClaim(
+    item: ClaimItem,
+    condition: string,
+    values?: Record<string, string>,
+  ): Promise<boolean> {
+    try {
+      const out = await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: attributeNames(condition),
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      this.emit(item.id, out.Attributes, { ...item });
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async claimHolder(target: Target): Promise<string | undefined> {
+    const claim = await this.raw(claimId(target));
+    return typeof claim?.['holder'] === 'string' ? claim['holder'] : undefined;
+  }
+
+  /** Gives up a claim, only if `holder` still holds it. */
+  private async releaseClaim(target: Target, holder: string): Promise<void> {
+    try {
+      const out = await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { id: claimId(target) },
+          ConditionExpression: '#holder = :holder',
+          ExpressionAttributeNames: { '#holder': 'holder' },
+          ExpressionAttributeValues: { ':holder': holder },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      this.emit(claimId(target), out.Attributes, undefined);
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
     }
   }
 
@@ -154,26 +248,43 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     owner: string,
     ttlMs: number,
     now: Date = new Date(),
-  ): Promise<ClusterRecord> {
-    const mutation: Mutation = { set: { lease: { owner, expiresAt: now.getTime() + ttlMs } } };
+    opts: { executionArn?: string; takeOverFrom?: string } = {},
+  ): Promise<void> {
+    const lease = {
+      owner,
+      expiresAt: now.getTime() + ttlMs,
+      ...(opts.executionArn ? { executionArn: opts.executionArn } : {}),
+    };
+    const takeOver = opts.takeOverFrom !== undefined ? ' OR #lease.#owner = :dead' : '';
     const condition = {
-      expression: `attribute_exists(#id) AND (attribute_not_exists(#lease) OR #lease.#expiresAt < :now OR ${OWNED_BY_ME})`,
-      values: { ':now': now.getTime(), ':me': owner },
+      expression: `attribute_exists(#id) AND (${LEASE_FREE} OR ${OWNED_BY_ME}${takeOver})`,
+      values: {
+        ':now': now.getTime(),
+        ':me': owner,
+        ':map': 'M',
+        ':num': 'N',
+        ...(opts.takeOverFrom !== undefined ? { ':dead': opts.takeOverFrom } : {}),
+      },
     };
     try {
-      return toRecord(await this.update(id, mutation, condition));
+      await this.update(id, { set: { lease } }, condition);
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       // DynamoDB returns the item that failed the check; dynalite does not, so read it then.
-      const item = conditionFailureItem(err) ?? (await this.get(id));
+      const item = conditionFailureItem(err) ?? (await this.raw(id));
       if (!item) throw new RecordNotFoundError(`${id}: no such record`);
-      const holder = leaseOf(item)?.owner;
-      throw new LeaseHeldError(`${id}: lease held by ${holder ?? 'nobody (released meanwhile)'}`, holder);
+      const held = leaseOf(item);
+      throw new LeaseHeldError(
+        `${id}: lease held by ${held?.owner ?? 'nobody (released meanwhile)'}`,
+        held?.owner,
+        held?.executionArn,
+      );
     }
   }
 
   async renewLease(id: string, owner: string, ttlMs: number, now: Date = new Date()): Promise<void> {
-    const mutation: Mutation = { set: { lease: { owner, expiresAt: now.getTime() + ttlMs } } };
+    // Only the expiry: the lease keeps naming its execution.
+    const mutation: Mutation = { set: { 'lease.expiresAt': now.getTime() + ttlMs } };
     try {
       await this.update(id, mutation, { expression: OWNED_BY_ME, values: { ':me': owner } });
     } catch (err) {
@@ -215,7 +326,7 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     for (let attempt = 1; attempt <= this.maxStatusAttempts; attempt++) {
       const current = await this.get(id);
       if (current?.lease?.owner !== owner) throw new LeaseLostError(`${id}: lease is not held by ${owner}`);
-      const history = [...(current.history ?? []), ...write.history].slice(-HISTORY_LIMIT);
+      const history = foldHistory(current.history ?? [], write.history);
       // A counter, not the list itself, detects a concurrent append: dynalite cannot compare lists.
       const seen = current.historyAppended ?? 0;
       const historyAppended = seen + write.history.length;
@@ -240,7 +351,16 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     throw new ConflictError(`${id}: history kept changing under ${this.maxStatusAttempts} status writes`);
   }
 
-  async release(id: string, owner: string): Promise<void> {
+  async markInvalid(id: string, owner: string, status: ClusterStatus): Promise<void> {
+    try {
+      await this.update(id, { set: { status } }, { expression: OWNED_BY_ME, values: { ':me': owner } });
+    } catch (err) {
+      if (isConditionFailure(err)) throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`);
+      throw err;
+    }
+  }
+
+  async release(id: string, owner: string, target?: Target): Promise<void> {
     try {
       const out = await this.doc.send(
         new DeleteCommand({
@@ -255,11 +375,15 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
       this.emit(id, out.Attributes, undefined);
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
-      const current = await this.get(id);
-      if (!current) return; // already released: a retried step must succeed
-      if (!current.deletionRequestedAt) throw new ConflictError(`${id}: deletion was not requested`);
-      throw new LeaseLostError(`${id}: lease is not held by ${owner}`);
+      const current = await this.raw(id);
+      if (current) {
+        if (current['deletionRequestedAt'] === undefined)
+          throw new ConflictError(`${id}: deletion was not requested`);
+        throw new LeaseLostError(`${id}: lease is not held by ${owner}`);
+      }
+      // Already released: a retried step must succeed, and still gives up the claim.
     }
+    if (target) await this.releaseClaim(target, id);
   }
 
   async scanSegment(
@@ -276,8 +400,16 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
         ...(opts.next !== undefined ? { ExclusiveStartKey: decodeNext(opts.next) } : {}),
       }),
     );
-    const records = (out.Items ?? []).map(toRecord);
-    return out.LastEvaluatedKey ? { records, next: encodeNext(out.LastEvaluatedKey) } : { records };
+    const records: ClusterRecord[] = [];
+    const invalid: InvalidItem[] = [];
+    for (const item of out.Items ?? []) {
+      const p = parseItem(item);
+      if (p.kind === 'record') records.push(p.record);
+      else if (p.kind === 'invalid') invalid.push(p.invalid);
+    }
+    return out.LastEvaluatedKey
+      ? { records, invalid, next: encodeNext(out.LastEvaluatedKey) }
+      : { records, invalid };
   }
 
   /** A conditional UpdateItem; returns the item after it and tells the observer. */
@@ -310,10 +442,14 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
 
 function statusMutation(write: StatusWrite): Mutation {
   const set: Record<string, unknown> = { status: write.status };
+  const remove: string[] = [];
   if (write.intent) set['intent'] = write.intent;
   if (write.trackedUpdates) set['trackedUpdates'] = write.trackedUpdates;
   if (write.applied) set['applied'] = write.applied;
-  return write.intent === null ? { set, remove: ['intent'] } : { set };
+  if (write.failures) set['failures'] = write.failures;
+  if (write.intent === null) remove.push('intent');
+  if (write.failures === null) remove.push('failures');
+  return remove.length > 0 ? { set, remove } : { set };
 }
 
 export function isConditionFailure(err: unknown): err is ConditionalCheckFailedException {
@@ -327,9 +463,14 @@ function conditionFailureItem(err: ConditionalCheckFailedException): StoredItem 
   return err.Item ? unmarshall(err.Item) : undefined;
 }
 
-function leaseOf(item: { readonly lease?: unknown }): { owner?: string } | undefined {
-  const lease = item.lease;
-  return lease && typeof lease === 'object' ? (lease as { owner?: string }) : undefined;
+function leaseOf(item: StoredItem): { owner?: string; executionArn?: string } | undefined {
+  const lease = item['lease'];
+  if (!lease || typeof lease !== 'object') return undefined;
+  const { owner, executionArn } = lease as { owner?: unknown; executionArn?: unknown };
+  return {
+    ...(typeof owner === 'string' ? { owner } : {}),
+    ...(typeof executionArn === 'string' ? { executionArn } : {}),
+  };
 }
 
 /** The item exactly as DynamoDB stores it (undefined members dropped). */
@@ -338,10 +479,10 @@ function normalize(item: StoredItem): StoredItem {
 }
 
 function toRecord(item: StoredItem): ClusterRecord {
-  if (typeof item['id'] !== 'string' || typeof item['generation'] !== 'number' || !item['spec']) {
-    throw new TypeError(`not a cluster record: ${JSON.stringify(item['id'])}`);
-  }
-  return item as unknown as ClusterRecord;
+  const p = parseItem(item);
+  if (p.kind === 'record') return p.record;
+  if (p.kind === 'invalid') throw new RecordInvalidError(p.invalid.id, p.invalid.reason);
+  throw new RecordInvalidError(String(item['id']), 'a target claim, not a record');
 }
 
 function encodeNext(key: Record<string, unknown>): string {

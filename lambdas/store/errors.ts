@@ -9,6 +9,8 @@ export class LeaseHeldError extends StoreError {
   constructor(
     message: string,
     readonly holder: string | undefined,
+    /** The holder's execution, when its lease names one. */
+    readonly holderExecutionArn?: string,
   ) {
     super(message);
   }
@@ -21,4 +23,24 @@ export class RecordNotFoundError extends StoreError {
 }
 export class DeletionInProgressError extends StoreError {
   override readonly name = 'DeletionInProgressError';
+}
+/** A stored item that does not parse as a record (written straight to the table, or by a newer writer). */
+export class RecordInvalidError extends StoreError {
+  override readonly name = 'RecordInvalidError';
+  constructor(
+    readonly id: string,
+    readonly reason: string,
+  ) {
+    super(`record ${id} is malformed: ${reason}`);
+  }
+}
+/** The target (account, region, clusterName) is claimed by another record. */
+export class TargetClaimedError extends StoreError {
+  override readonly name = 'TargetClaimedError';
+  constructor(
+    readonly target: string,
+    readonly holder: string,
+  ) {
+    super(`cluster ${target} is already managed by record ${holder}`);
+  }
 }

@@ -6,16 +6,30 @@
  *   `trackedUpdates`.
  * A status write never bumps `generation`. Conflicts surface as typed errors, never as overwrites.
  */
+import type { FailureCount } from '../core/backoff.js';
 import type { TrackedUpdate } from '../core/provider.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { ClusterStatus } from '../core/status.js';
+import type { Target } from './claims.js';
+import type { InvalidItem, ParsedItem } from './record.js';
 
 export interface Lease {
   /** The execution (or process) holding it. */
   readonly owner: string;
   /** Epoch milliseconds. An expired lease may be taken over. */
   readonly expiresAt: number;
+  /**
+   * The Step Functions execution holding it: a reader that finds the lease can ask whether that
+   * execution still runs, and take the lease over when it does not (crash, abort, timeout).
+   */
+  readonly executionArn?: string;
 }
+
+/**
+ * Consecutive failed runs of one generation, stored explicitly so the sweep backs off without
+ * re-deriving it from history (core/backoff.ts). Cleared by a run that did not fail.
+ */
+export type Failures = FailureCount;
 
 /** What the reconciler recorded before a non-idempotent-looking call, so a crash can be reasoned about. */
 export interface Intent {
@@ -33,6 +47,10 @@ export interface HistoryEntry {
   readonly executionId?: string;
   /** On `operation` entries: the operation kind, as data (nobody parses `summary`). */
   readonly operation?: string;
+  /** How many identical consecutive entries this one stands for (absent: 1). */
+  readonly count?: number;
+  /** When the last of the folded entries was written. */
+  readonly lastAt?: string;
 }
 
 export interface ClusterRecord {
@@ -58,6 +76,7 @@ export interface ClusterRecord {
    */
   readonly historyAppended?: number;
   readonly applied?: AppliedCounts;
+  readonly failures?: Failures;
 }
 
 export const HISTORY_LIMIT = 50;
@@ -83,20 +102,29 @@ export interface StatusWrite {
   /** `null` clears it. */
   readonly intent?: Intent | null;
   readonly trackedUpdates?: readonly TrackedUpdate[];
+  /** `null` clears it (a run that did not fail). */
+  readonly failures?: Failures | null;
 }
 
 export interface ScanPage {
   readonly records: ClusterRecord[];
+  /** Items that do not parse as records, each with why; claim items are not listed. */
+  readonly invalid: InvalidItem[];
   /** Opaque; absent on the last page. */
   readonly next?: string;
 }
 
 export interface DesiredStateStore {
+  /** RecordInvalidError when the item does not parse. */
   get(id: string): Promise<ClusterRecord | undefined>;
+  /** The item as a record, as invalid (with why), or undefined: never throws for a malformed item. */
+  inspect(id: string): Promise<ParsedItem | undefined>;
   /**
    * Creates or updates the spec. Generation bumps only when the spec really changed. With
    * `expectedVersion`, the write is conditional on it (ConflictError otherwise).
-   * Throws DeletionInProgressError once deletion was requested.
+   * Throws DeletionInProgressError once deletion was requested. Claims the spec's target first
+   * (TargetClaimedError when another record holds it) and gives up the old target's claim when the
+   * spec moved to another one.
    */
   applySpec(
     id: string,
@@ -105,8 +133,18 @@ export interface DesiredStateStore {
   ): Promise<ApplyResult>;
   /** Marks the record for deletion (idempotent). RecordNotFoundError when there is no record. */
   requestDeletion(id: string, now?: Date): Promise<ClusterRecord>;
-  /** Takes the lease if free, expired, or already ours. LeaseHeldError otherwise. */
-  acquireLease(id: string, owner: string, ttlMs: number, now?: Date): Promise<ClusterRecord>;
+  /**
+   * Takes the lease if free, expired, malformed, or already ours. LeaseHeldError otherwise (with the
+   * holder and its execution ARN). With `takeOverFrom`, also takes it from that holder (whose
+   * execution the caller found no longer running), and only from that one.
+   */
+  acquireLease(
+    id: string,
+    owner: string,
+    ttlMs: number,
+    now?: Date,
+    opts?: { executionArn?: string; takeOverFrom?: string },
+  ): Promise<void>;
   renewLease(id: string, owner: string, ttlMs: number, now?: Date): Promise<void>;
   /** Releases our lease; a no-op when someone else holds it or it is gone. */
   releaseLease(id: string, owner: string): Promise<void>;
@@ -114,8 +152,23 @@ export interface DesiredStateStore {
   writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord>;
   /** Records what is about to be called (only `intent`), only while `owner` holds the lease. */
   recordIntent(id: string, owner: string, intent: Intent): Promise<void>;
-  /** Deletes the record once deletion was requested and completed, only while `owner` holds the lease. */
-  release(id: string, owner: string): Promise<void>;
+  /**
+   * Writes only `status` on an item that does not parse as a record, while `owner` holds the lease:
+   * how a RecordInvalid condition reaches a malformed record.
+   */
+  markInvalid(id: string, owner: string, status: ClusterStatus): Promise<void>;
+  /**
+   * Deletes the record once deletion was requested and completed, only while `owner` holds the
+   * lease, then its target claim (when it still holds it).
+   */
+  release(id: string, owner: string, target?: Target): Promise<void>;
+  /**
+   * Claims a target for a record: free, already ours, or held by a record that no longer exists (and
+   * has not for a grace period) is taken; TargetClaimedError names the record holding it otherwise.
+   */
+  claimTarget(target: Target, holder: string, now?: Date): Promise<void>;
+  /** The record id holding a target, if any. */
+  claimHolder(target: Target): Promise<string | undefined>;
   /** One page of one scan segment. */
   scanSegment(
     segment: number,

@@ -6,6 +6,7 @@
 import type { StoredItem } from './observer.js';
 
 export interface Mutation {
+  /** Attribute (or `attribute.member` for one member of a map) to value. */
   readonly set?: Readonly<Record<string, unknown>>;
   /** Numeric attributes incremented in place (`#a = #a + :n`). */
   readonly increment?: Readonly<Record<string, number>>;
@@ -35,8 +36,14 @@ export function updateParams(mutation: Mutation, condition: Expression): UpdateP
   const values: Record<string, unknown> = { ...condition.values };
   const sets: string[] = [];
   for (const [attr, value] of Object.entries(mutation.set ?? {})) {
-    sets.push(`#${attr} = :set_${attr}`);
-    values[`:set_${attr}`] = value;
+    const placeholder = `:set_${attr.replaceAll('.', '_')}`;
+    sets.push(
+      `${attr
+        .split('.')
+        .map((a) => `#${a}`)
+        .join('.')} = ${placeholder}`,
+    );
+    values[placeholder] = value;
   }
   for (const [attr, by] of Object.entries(mutation.increment ?? {})) {
     sets.push(`#${attr} = #${attr} + :inc_${attr}`);
@@ -56,7 +63,11 @@ export function updateParams(mutation: Mutation, condition: Expression): UpdateP
 
 /** The item after `mutation`, given the item DynamoDB returned as it was before it. */
 export function applyMutation(before: StoredItem, mutation: Mutation): StoredItem {
-  const after: Record<string, unknown> = { ...before, ...mutation.set };
+  const after: Record<string, unknown> = { ...before };
+  for (const [attr, value] of Object.entries(mutation.set ?? {})) {
+    const [top, member] = attr.split('.') as [string, string | undefined];
+    after[top] = member === undefined ? value : { ...(after[top] as object), [member]: value };
+  }
   for (const [attr, by] of Object.entries(mutation.increment ?? {})) {
     const current = before[attr];
     if (typeof current !== 'number') throw new TypeError(`attribute ${attr} is not a number`);

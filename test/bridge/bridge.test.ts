@@ -73,7 +73,8 @@ async function pipelineWrites(
   ctx: Partial<OutcomeContext> = {},
 ): Promise<void> {
   const owner = 'test-execution';
-  const rec = await dynamo.store.acquireLease(id, owner, 60_000);
+  await dynamo.store.acquireLease(id, owner, 60_000);
+  const rec = (await dynamo.store.get(id))!;
   const status = applyOutcome(rec.status, outcome, { generation: rec.generation, now: new Date(), ...ctx });
   await dynamo.store.writeStatus(id, owner, { status });
   await dynamo.store.releaseLease(id, owner);

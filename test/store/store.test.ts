@@ -29,6 +29,10 @@ import {
 
 const TTL = 60_000;
 
+/** Each record names its own cluster: a target belongs to one record (claims). */
+const specOf = (id: string, over: Parameters<typeof spec>[0] = {}) =>
+  spec({ clusterName: id.replace(/[^a-z0-9]+/g, '-'), ...over });
+
 describe.each([
   { name: 'dynalite', start: startDynalite },
   { name: 'DynamoDB Local', start: startDynamoDbLocal },
@@ -62,7 +66,7 @@ describe.each([
   /** A record whose lease `owner` holds. */
   async function leased(prefix: string, owner = 'exec-1') {
     const id = uniqueId(prefix);
-    await store.applySpec(id, spec(), { now: T0 });
+    await store.applySpec(id, specOf(id), { now: T0 });
     await store.acquireLease(id, owner, TTL, T0);
     return id;
   }
@@ -70,7 +74,7 @@ describe.each([
   describe('applySpec', () => {
     it('creates the record at generation 1 and version 1', async () => {
       const id = uniqueId('create');
-      const s = spec();
+      const s = specOf(id);
       const result = await store.applySpec(id, s, { now: T0 });
       const expected = {
         id,
@@ -87,7 +91,7 @@ describe.each([
 
     it('re-applying the same spec, keys in another order, writes nothing', async () => {
       const id = uniqueId('noop');
-      const s = spec();
+      const s = specOf(id);
       await store.applySpec(id, s, { now: T0 });
       const reordered = Object.fromEntries(Object.entries(s).reverse()) as typeof s;
       const again = await store.applySpec(id, reordered, { now: at(1000) });
@@ -98,8 +102,8 @@ describe.each([
 
     it('a real change bumps generation and version and keeps createdAt', async () => {
       const id = uniqueId('change');
-      await store.applySpec(id, spec(), { now: T0 });
-      const changed = spec({ nodeCount: 5 });
+      await store.applySpec(id, specOf(id), { now: T0 });
+      const changed = specOf(id, { nodeCount: 5 });
       const result = await store.applySpec(id, changed, { now: at(1000) });
       expect(result).toMatchObject({ changed: true, created: false });
       expect(await store.get(id)).toEqual({
@@ -114,35 +118,35 @@ describe.each([
 
     it('is conditional on expectedVersion', async () => {
       const id = uniqueId('expected');
-      await expect(store.applySpec(id, spec(), { expectedVersion: 3 })).rejects.toBeInstanceOf(ConflictError);
+      await expect(store.applySpec(id, specOf(id), { expectedVersion: 3 })).rejects.toBeInstanceOf(ConflictError);
       expect(await store.get(id)).toBeUndefined();
-      await store.applySpec(id, spec(), { expectedVersion: 0 }); // 0: create only
-      await expect(store.applySpec(id, spec(), { expectedVersion: 0 })).rejects.toBeInstanceOf(ConflictError);
+      await store.applySpec(id, specOf(id), { expectedVersion: 0 }); // 0: create only
+      await expect(store.applySpec(id, specOf(id), { expectedVersion: 0 })).rejects.toBeInstanceOf(ConflictError);
       await expect(
-        store.applySpec(id, spec({ nodeCount: 4 }), { expectedVersion: 2 }),
+        store.applySpec(id, specOf(id, { nodeCount: 4 }), { expectedVersion: 2 }),
       ).rejects.toBeInstanceOf(ConflictError);
       expect((await store.get(id))?.spec.nodeCount).toBe(3);
-      const ok = await store.applySpec(id, spec({ nodeCount: 4 }), { expectedVersion: 1 });
+      const ok = await store.applySpec(id, specOf(id, { nodeCount: 4 }), { expectedVersion: 1 });
       expect(ok.record).toMatchObject({ generation: 2, version: 2 });
     });
 
     it('a spec write racing another spec write fails with ConflictError, not an overwrite', async () => {
       const id = uniqueId('race');
-      await store.applySpec(id, spec(), { now: T0 });
+      await store.applySpec(id, specOf(id), { now: T0 });
       const a = newStore();
       const b = newStore();
-      beforeNextUpdate(a.client, () => b.store.applySpec(id, spec({ nodeCount: 7 })));
-      await expect(a.store.applySpec(id, spec({ nodeCount: 9 }))).rejects.toBeInstanceOf(ConflictError);
+      beforeNextUpdate(a.client, () => b.store.applySpec(id, specOf(id, { nodeCount: 7 })));
+      await expect(a.store.applySpec(id, specOf(id, { nodeCount: 9 }))).rejects.toBeInstanceOf(ConflictError);
       expect(await store.get(id)).toMatchObject({ spec: { nodeCount: 7 }, generation: 2, version: 2 });
     });
 
     it('losing a race to a writer of the very same spec is a no-op, not a conflict', async () => {
       const id = uniqueId('same');
-      await store.applySpec(id, spec(), { now: T0 });
+      await store.applySpec(id, specOf(id), { now: T0 });
       const a = newStore();
       const b = newStore();
-      beforeNextUpdate(a.client, () => b.store.applySpec(id, spec({ nodeCount: 7 })));
-      const result = await a.store.applySpec(id, spec({ nodeCount: 7 }));
+      beforeNextUpdate(a.client, () => b.store.applySpec(id, specOf(id, { nodeCount: 7 })));
+      const result = await a.store.applySpec(id, specOf(id, { nodeCount: 7 }));
       expect(result.changed).toBe(false);
       expect(await store.get(id)).toMatchObject({ generation: 2, version: 2 });
     });
@@ -151,7 +155,7 @@ describe.each([
       const id = await leased('spec-status');
       const a = newStore();
       beforeNextUpdate(a.client, () => store.writeStatus(id, 'exec-1', { status: convergedStatus(1) }));
-      const result = await a.store.applySpec(id, spec({ nodeCount: 4 }));
+      const result = await a.store.applySpec(id, specOf(id, { nodeCount: 4 }));
       expect(result.record).toMatchObject({ generation: 2, version: 2 });
       expect(await store.get(id)).toMatchObject({ generation: 2, status: convergedStatus(1) });
     });
@@ -161,12 +165,12 @@ describe.each([
     it('marks the record once, bumps version not generation, and blocks spec writes', async () => {
       const id = uniqueId('delete');
       await expect(store.requestDeletion(id, T0)).rejects.toBeInstanceOf(RecordNotFoundError);
-      await store.applySpec(id, spec(), { now: T0 });
+      await store.applySpec(id, specOf(id), { now: T0 });
       const first = await store.requestDeletion(id, at(1000));
       expect(first).toMatchObject({ deletionRequestedAt: at(1000).toISOString(), generation: 1, version: 2 });
       const again = await store.requestDeletion(id, at(2000));
       expect(again).toMatchObject({ deletionRequestedAt: at(1000).toISOString(), version: 2 });
-      await expect(store.applySpec(id, spec({ nodeCount: 5 }))).rejects.toBeInstanceOf(
+      await expect(store.applySpec(id, specOf(id, { nodeCount: 5 }))).rejects.toBeInstanceOf(
         DeletionInProgressError,
       );
       expect((await store.get(id))?.spec.nodeCount).toBe(3);
@@ -177,20 +181,20 @@ describe.each([
     it('is taken when free, refused to others while valid, and re-taken by its owner', async () => {
       const id = uniqueId('lease');
       await expect(store.acquireLease(id, 'a', TTL, T0)).rejects.toBeInstanceOf(RecordNotFoundError);
-      await store.applySpec(id, spec(), { now: T0 });
-      const taken = await store.acquireLease(id, 'a', TTL, T0);
-      expect(taken.lease).toEqual({ owner: 'a', expiresAt: T0.getTime() + TTL });
+      await store.applySpec(id, specOf(id), { now: T0 });
+      await store.acquireLease(id, 'a', TTL, T0);
+      expect((await store.get(id))?.lease).toEqual({ owner: 'a', expiresAt: T0.getTime() + TTL });
       const refused = await store.acquireLease(id, 'b', TTL, at(TTL)).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(LeaseHeldError);
       expect((refused as LeaseHeldError).holder).toBe('a');
-      const again = await store.acquireLease(id, 'a', TTL, at(1000));
-      expect(again.lease).toEqual({ owner: 'a', expiresAt: at(1000 + TTL).getTime() });
+      await store.acquireLease(id, 'a', TTL, at(1000));
+      expect((await store.get(id))?.lease).toEqual({ owner: 'a', expiresAt: at(1000 + TTL).getTime() });
     });
 
     it('an expired lease is taken over; the old owner can neither renew nor write status', async () => {
       const id = await leased('takeover', 'a');
-      const taken = await store.acquireLease(id, 'b', TTL, at(TTL + 1));
-      expect(taken.lease?.owner).toBe('b');
+      await store.acquireLease(id, 'b', TTL, at(TTL + 1));
+      expect((await store.get(id))?.lease?.owner).toBe('b');
       await expect(store.renewLease(id, 'a', TTL, at(TTL + 2))).rejects.toBeInstanceOf(LeaseLostError);
       await expect(store.writeStatus(id, 'a', { status: convergedStatus(1) })).rejects.toBeInstanceOf(
         LeaseLostError,
@@ -207,12 +211,13 @@ describe.each([
       await store.releaseLease(id, 'a');
       expect((await store.get(id))?.lease).toBeUndefined();
       await expect(store.renewLease(id, 'a', TTL, at(31_000))).rejects.toBeInstanceOf(LeaseLostError);
-      expect((await store.acquireLease(id, 'b', TTL, at(31_000))).lease?.owner).toBe('b');
+      await store.acquireLease(id, 'b', TTL, at(31_000));
+      expect((await store.get(id))?.lease?.owner).toBe('b');
     });
 
     it('of five concurrent acquirers exactly one wins and the others learn who', async () => {
       const id = uniqueId('contend');
-      await store.applySpec(id, spec(), { now: T0 });
+      await store.applySpec(id, specOf(id), { now: T0 });
       const owners = ['a', 'b', 'c', 'd', 'e'];
       const contenders = owners.map(() => newStore().store);
       const results = await Promise.allSettled(
@@ -245,8 +250,8 @@ describe.each([
       const written = await store.writeStatus(id, 'exec-1', { status, intent, trackedUpdates, history });
       const expected = {
         id,
-        spec: spec(),
-        specHash: specHash(spec()),
+        spec: specOf(id),
+        specHash: specHash(specOf(id)),
         generation: 1,
         version: 1,
         createdAt: T0.toISOString(),
@@ -325,7 +330,7 @@ describe.each([
       await createTable(client, scanTable, { stream: false });
       const s = new DynamoDesiredStateStore({ client, tableName: scanTable });
       const ids = Array.from({ length: 23 }, (_, i) => `ns/cluster-${String(i).padStart(2, '0')}`);
-      for (const id of ids) await s.applySpec(id, spec(), { now: T0 });
+      for (const id of ids) await s.applySpec(id, specOf(id), { now: T0 });
       const seen: string[] = [];
       let pages = 0;
       for (let segment = 0; segment < 3; segment++) {

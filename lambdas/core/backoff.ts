@@ -1,0 +1,48 @@
+/**
+ * When the sweep may run a failing cluster again. A denied, impossible or failing cluster needs a
+ * change (spec, policy, EKS) before another run can help, so runs back off exponentially:
+ * the n-th consecutive failure of a generation waits between half and all of
+ * min(CAP, BASE * 2^(n-1)). The random half spreads a fleet's retries (jitter) and the fixed half
+ * guarantees the wait really grows; the sweep re-decides every period, so a wait that could be drawn
+ * as zero would retry at once. With these numbers a cluster failing for 24 hours is run at most
+ * 12 times. A new generation starts again from zero.
+ */
+export const FAILURE_BACKOFF = {
+  baseMs: 5 * 60_000,
+  capMs: 8 * 3_600_000,
+} as const;
+
+export interface FailureCount {
+  readonly generation: number;
+  readonly count: number;
+  readonly lastAt: string;
+  readonly retryAt: string;
+}
+
+/** The ceiling of the n-th wait (n >= 1). */
+export function backoffCeilingMs(n: number): number {
+  return Math.min(FAILURE_BACKOFF.capMs, FAILURE_BACKOFF.baseMs * 2 ** Math.min(n - 1, 30));
+}
+
+/** The failure count after one more failed run; `random` in [0, 1) is injectable for tests. */
+export function nextFailures(
+  prev: FailureCount | undefined,
+  generation: number,
+  now: Date,
+  random: () => number = Math.random,
+): FailureCount {
+  const count = prev && prev.generation === generation ? prev.count + 1 : 1;
+  const ceiling = backoffCeilingMs(count);
+  const wait = ceiling / 2 + random() * (ceiling / 2);
+  return {
+    generation,
+    count,
+    lastAt: now.toISOString(),
+    retryAt: new Date(now.getTime() + Math.round(wait)).toISOString(),
+  };
+}
+
+/** Whether the sweep should hold off on this generation at `now`. */
+export function backingOff(f: FailureCount | undefined, generation: number, now: Date): boolean {
+  return f !== undefined && f.generation === generation && Date.parse(f.retryAt) > now.getTime();
+}

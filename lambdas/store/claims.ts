@@ -1,0 +1,36 @@
+/**
+ * Target claims: a cluster target (account, region, clusterName) belongs to exactly one record. The
+ * claim is an item of its own in the table, key `claim#<account>#<region>#<clusterName>`, written
+ * with a conditional put, so two concurrent applies naming one target cannot both win. Record ids
+ * (`<namespace>/<name>`) never contain `#`, so claim keys and record keys cannot collide.
+ */
+
+/** The stack's own account: targets without an explicit account live there. */
+export const DEFAULT_ACCOUNT = 'default';
+const PREFIX = 'claim#';
+
+export interface Target {
+  readonly account?: string;
+  readonly region: string;
+  readonly clusterName: string;
+}
+
+export function claimId(t: Target): string {
+  return `${PREFIX}${t.account ?? DEFAULT_ACCOUNT}#${t.region}#${t.clusterName}`;
+}
+
+export function isClaimId(id: string): boolean {
+  return id.startsWith(PREFIX);
+}
+
+export function describeTarget(t: Target): string {
+  return `${t.account ?? DEFAULT_ACCOUNT}/${t.region}/${t.clusterName}`;
+}
+
+/** The claim item's attributes besides `id`. */
+export interface ClaimItem {
+  readonly id: string;
+  /** The record id holding the target. */
+  readonly holder: string;
+  readonly claimedAt: string;
+}

@@ -1,0 +1,100 @@
+/**
+ * Parses one stored item into a {@link ClusterRecord}, or says why it cannot. Items can be written
+ * straight to the table by anyone with access, so every reader (sweep, triggers, steps, CLI, dev API,
+ * bridge) goes through here, one item at a time: one malformed item is reported and skipped, and
+ * never stops the others. Claim items (see claims.ts) share the table and are told apart by key.
+ */
+import { z } from 'zod';
+import { Reason } from '../core/conditions.js';
+import { isRecordId } from '../core/record-id.js';
+import { isClaimId } from './claims.js';
+import type { StoredItem } from './observer.js';
+import type { ClusterRecord } from './types.js';
+
+const RECORD_INVALID: string = Reason.RecordInvalid;
+const str = z.string();
+const int = z.number().int();
+
+const conditionSchema = z.looseObject({
+  type: str,
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: str,
+  message: str,
+  lastTransitionTime: str,
+  observedGeneration: int,
+});
+
+const statusSchema = z.looseObject({
+  conditions: z.array(conditionSchema),
+  observedGeneration: int,
+  ready: z.boolean(),
+  synced: z.boolean(),
+  updatedAt: str,
+});
+
+const historySchema = z.looseObject({
+  at: str,
+  kind: z.enum(['plan', 'policy', 'operation', 'error', 'status']),
+  generation: int,
+  summary: str,
+});
+
+/** What readers rely on; unknown extra attributes are kept (a newer writer may add some). */
+const recordSchema = z.looseObject({
+  id: str.refine(isRecordId, 'must be <namespace>/<name> (two DNS labels)'),
+  spec: z.record(str, z.unknown(), { error: 'must be a map' }),
+  specHash: str,
+  generation: int.min(1),
+  version: int.min(0),
+  createdAt: str,
+  deletionRequestedAt: str.optional(),
+  status: statusSchema.optional(),
+  lease: z.looseObject({ owner: str, expiresAt: z.number(), executionArn: str.optional() }).optional(),
+  intent: z.looseObject({ operation: str, generation: int, at: str }).optional(),
+  trackedUpdates: z.array(z.looseObject({ id: str })).optional(),
+  history: z.array(historySchema).optional(),
+  historyAppended: int.optional(),
+  applied: z.looseObject({ generation: int, counts: z.record(str, int) }).optional(),
+  failures: z.looseObject({ generation: int, count: int.min(1), lastAt: str, retryAt: str }).optional(),
+});
+
+export type ParsedItem =
+  | { readonly kind: 'record'; readonly record: ClusterRecord }
+  | { readonly kind: 'claim' }
+  | { readonly kind: 'invalid'; readonly invalid: InvalidItem };
+
+/** An item that is not a record CloudOrch can work with. */
+export interface InvalidItem {
+  /** The item's key; `usable` says whether it is a record id a reconcile could be started for. */
+  readonly id: string;
+  readonly usable: boolean;
+  /** The first problems found, each naming its attribute. */
+  readonly reason: string;
+  /** Its status already carries the RecordInvalid condition (written by an earlier run). */
+  readonly marked: boolean;
+}
+
+export function parseItem(item: StoredItem): ParsedItem {
+  const id = item['id'];
+  if (typeof id === 'string' && isClaimId(id)) return { kind: 'claim' };
+  const r = recordSchema.safeParse(item);
+  if (r.success) return { kind: 'record', record: r.data as unknown as ClusterRecord };
+  const reason = r.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join('.') || '(item)'}: ${i.message}`)
+    .join('; ');
+  return {
+    kind: 'invalid',
+    invalid: { id: String(id), usable: isRecordId(id), reason, marked: marked(item) },
+  };
+}
+
+function marked(item: StoredItem): boolean {
+  const conds = (item['status'] as { conditions?: unknown } | undefined)?.conditions;
+  return (
+    Array.isArray(conds) &&
+    conds.some(
+      (c: { type?: unknown; reason?: unknown }) => c?.type === 'Ready' && c.reason === RECORD_INVALID,
+    )
+  );
+}
