@@ -41,6 +41,7 @@ async function main(): Promise<void> {
         started.set(input.id, now());
         return { started: true };
       },
+      status: async () => ({ state: 'unknown' }),
     };
     setDeps({ ...deps(), executions: recorder });
     let seeded = 0;

@@ -25,6 +25,16 @@ export const Reason = {
   PermanentError: 'PermanentError',
   ImpossibleChange: 'ImpossibleChange',
   NotOwned: 'NotOwned',
+  /** The cluster carried our ownership tag and no longer does. */
+  OwnershipLost: 'OwnershipLost',
+  /** Another record holds the same target (account, region, clusterName). */
+  TargetClaimed: 'TargetClaimed',
+  /** The stored item does not parse as a record. */
+  RecordInvalid: 'RecordInvalid',
+  /** EKS could not be read: what status said before is no longer known to hold. */
+  ObserveFailed: 'ObserveFailed',
+  /** Deleted record whose cluster was not ours: released without touching EKS. */
+  ReleasedUntouched: 'ReleasedUntouched',
   NoDrift: 'NoDrift',
   DriftDetected: 'DriftDetected',
   Paused: 'Paused',
@@ -61,6 +71,17 @@ export function failure(
   if (remediation.trim() === '')
     throw new TypeError(`failure condition ${type}/${reason} needs a remediation hint`);
   return { type, status: 'False', reason, message, remediation, observedGeneration };
+}
+
+/** A fact that cannot be observed right now: `Unknown`, never the last good answer. */
+export function unknown(
+  type: ConditionType,
+  reason: Reason,
+  message: string,
+  remediation: string,
+  observedGeneration: number,
+): ConditionInput {
+  return { type, status: 'Unknown', reason, message, remediation, observedGeneration };
 }
 
 export function success(
@@ -107,11 +128,11 @@ export function deriveFlags(conds: readonly Condition[]): StatusFlags {
   };
 }
 
-/** The remediation of the first failing condition, in a fixed order of importance. */
+/** The remediation of the first failing (or unknown) condition, in a fixed order of importance. */
 export function currentRemediation(conds: readonly Condition[]): string | undefined {
   for (const t of [ConditionType.Ready, ConditionType.PolicyCompliant, ConditionType.Synced]) {
     const c = getCondition(conds, t);
-    if (c?.status === 'False' && c.remediation) return c.remediation;
+    if (c && c.status !== 'True' && c.remediation) return c.remediation;
   }
   return undefined;
 }

@@ -14,6 +14,7 @@ import {
   Reason,
   setConditions,
   success,
+  unknown,
 } from './conditions.js';
 import type { Health } from './health.js';
 import type { DriftItem } from './plan/fields.js';
@@ -26,6 +27,8 @@ export interface ObservedSummary {
   readonly capacityType?: string;
   readonly endpoint?: string;
   readonly arn?: string;
+  /** The cluster carried this record's ownership tag when observed. */
+  readonly owned?: boolean;
 }
 
 export interface PolicyViolation {
@@ -68,12 +71,18 @@ export type Outcome =
       readonly kind: 'Impossible';
       readonly message: string;
       readonly remediation: string;
-      readonly notOwned?: boolean;
+      /** Why it cannot converge when the cluster is not (or no longer) ours; absent: the spec asks too much. */
+      readonly ownership?: OwnershipBlock;
     }
+  | { readonly kind: 'RecordInvalid'; readonly message: string }
+  | { readonly kind: 'ObserveFailed'; readonly message: string; readonly remediation: string }
+  | { readonly kind: 'ReleasedUntouched'; readonly message: string }
   | { readonly kind: 'Deleting'; readonly operation: string }
   | { readonly kind: 'Deleted' }
   | { readonly kind: 'Retained' }
   | { readonly kind: 'DeletionStuck'; readonly message: string };
+
+export type OwnershipBlock = 'NotOwned' | 'OwnershipLost' | 'TargetClaimed';
 
 export interface OutcomeContext {
   readonly generation: number;
@@ -163,12 +172,37 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
       ];
     }
     case 'Impossible': {
-      const reason = o.notOwned ? Reason.NotOwned : Reason.ImpossibleChange;
+      const reason = o.ownership ? Reason[o.ownership] : Reason.ImpossibleChange;
       return [
         failure(Ready, reason, o.message, o.remediation, g),
         failure(Synced, reason, o.message, o.remediation, g),
       ];
     }
+    case 'RecordInvalid': {
+      const hint =
+        'The item was written to the table outside CloudOrch. Delete it (aws dynamodb delete-item) and apply the CloudCluster again with cloudorch apply.';
+      return [
+        failure(Ready, Reason.RecordInvalid, o.message, hint, g),
+        failure(Synced, Reason.RecordInvalid, o.message, hint, g),
+      ];
+    }
+    case 'ObserveFailed':
+      return [
+        unknown(Ready, Reason.ObserveFailed, o.message, o.remediation, g),
+        unknown(Synced, Reason.ObserveFailed, o.message, o.remediation, g),
+        unknown(ConditionType.Drifted, Reason.ObserveFailed, o.message, o.remediation, g),
+      ];
+    case 'ReleasedUntouched':
+      return [
+        {
+          type: Ready,
+          status: 'False',
+          reason: Reason.ReleasedUntouched,
+          message: o.message,
+          observedGeneration: g,
+        },
+        success(Synced, Reason.ReleasedUntouched, 'Record released without touching EKS', g),
+      ];
     case 'Deleting':
       return [
         {
@@ -223,9 +257,24 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
  * Drifted is about out-of-band change: a difference found after the same generation was already in
  * sync (or still drifted). Differences right after a spec change are pending work, not drift.
  */
-function driftCondition(prev: ClusterStatus | undefined, ctx: OutcomeContext): ConditionInput | undefined {
+function driftCondition(
+  prev: ClusterStatus | undefined,
+  outcome: Outcome,
+  ctx: OutcomeContext,
+): ConditionInput | undefined {
   if (!ctx.drift) return undefined;
   const g = ctx.generation;
+  const differences = ctx.drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
+  // A cluster that is not ours is not converged by CloudOrch: whether it drifted is unknown, and
+  // the differences are shown as they are, never "matches".
+  if (outcome.kind === 'Impossible' && outcome.ownership)
+    return {
+      type: ConditionType.Drifted,
+      status: 'Unknown',
+      reason: Reason[outcome.ownership],
+      message: differences || 'No differences observed, but CloudOrch does not manage this cluster',
+      observedGeneration: g,
+    };
   if (ctx.drift.length === 0)
     return {
       type: ConditionType.Drifted,
@@ -238,13 +287,20 @@ function driftCondition(prev: ClusterStatus | undefined, ctx: OutcomeContext): C
     prev !== undefined &&
     prev.observedGeneration === g &&
     (prev.synced || getCondition(prev.conditions, ConditionType.Drifted)?.status === 'True');
-  if (!wasSynced) return undefined;
-  const message = ctx.drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
+  // Differences before the generation was ever in sync are pending work, not drift; say which.
+  if (!wasSynced)
+    return {
+      type: ConditionType.Drifted,
+      status: 'False',
+      reason: Reason.Pending,
+      message: `Not in sync yet (pending work, not drift): ${differences}`,
+      observedGeneration: g,
+    };
   return {
     type: ConditionType.Drifted,
     status: 'True',
     reason: Reason.DriftDetected,
-    message,
+    message: differences,
     observedGeneration: g,
   };
 }
@@ -255,7 +311,7 @@ export function applyOutcome(
   ctx: OutcomeContext,
 ): ClusterStatus {
   const next = outcomeConditions(outcome, ctx.generation);
-  const drift = driftCondition(prev, ctx);
+  const drift = driftCondition(prev, outcome, ctx);
   if (drift) next.push(drift);
   const conditions = setConditions(prev?.conditions ?? [], next, ctx.now);
   const remediation = currentRemediation(conditions);

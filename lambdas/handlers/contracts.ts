@@ -27,9 +27,23 @@ export interface ObserveResult {
   readonly deletionCalls: number;
   /** Successful applies per operation key in this generation (part of the idempotency tokens). */
   readonly applied: Readonly<Record<string, number>>;
+  /** The stored item does not parse as a record: why. Nothing else was read or called. */
+  readonly recordInvalid?: string;
+  /** The cluster this record owned when status was last written (tells a lost tag from none). */
+  readonly ownedArn?: string;
+  /** Another record holding this record's target. */
+  readonly claimedBy?: string;
 }
 
-export type PlanAction = 'apply' | 'wait' | 'none' | 'blocked' | 'specInvalid' | 'release' | 'paused';
+export type PlanAction =
+  | 'apply'
+  | 'wait'
+  | 'none'
+  | 'blocked'
+  | 'specInvalid'
+  | 'recordInvalid'
+  | 'release'
+  | 'paused';
 
 export interface PlanResult {
   readonly action: PlanAction;
@@ -94,10 +108,14 @@ export interface LeaseRequest {
   readonly action: 'acquire' | 'release';
   readonly id: string;
   readonly owner: string;
+  /** The execution asking (`$$.Execution.Id`): stored in the lease so others can check on it. */
+  readonly executionArn?: string;
 }
 
 export interface LeaseResult {
   readonly acquired?: boolean;
   readonly holder?: string;
+  /** The lease was taken from an execution that had ended without releasing it. */
+  readonly tookOverFrom?: string;
   readonly released?: boolean;
 }

@@ -24,7 +24,17 @@ export interface ExecutionStarter {
     name: string,
     input: { id: string; trigger: Trigger },
   ): Promise<{ started: boolean; executionArn?: string }>;
+  /**
+   * Whether an execution still runs. `ended` also covers an execution Step Functions does not know
+   * (a local control plane restarted after a crash); `unknown` when it could not be asked, and then
+   * nobody takes its lease early.
+   */
+  status(executionArn: string): Promise<ExecutionStatus>;
 }
+
+export type ExecutionStatus =
+  | { readonly state: 'running'; readonly startedAt?: string }
+  | { readonly state: 'ended' | 'unknown'; readonly detail?: string };
 
 export interface PipelineConfig {
   readonly defaults: PlanDefaults;

@@ -39,17 +39,9 @@ export function engineEvaluator(engine: () => PolicyEngine = getPolicyEngine): P
   };
 }
 
-/** A starter that fails loudly when a function that is not a trigger tries to start executions. */
+/** Starts executions only where the state machine is configured (triggers); any function may ask about one. */
 function starterFromEnv(env: NodeJS.ProcessEnv): ExecutionStarter {
-  const arn = env[ENV.stateMachine];
-  if (!arn) {
-    return {
-      start: async () => {
-        throw new Error(`${ENV.stateMachine} is not set: this function cannot start executions`);
-      },
-    };
-  }
-  return sfnStarter(new SFNClient({}), arn);
+  return sfnStarter(new SFNClient({}), env[ENV.stateMachine]);
 }
 
 export function depsFromEnv(env: NodeJS.ProcessEnv = process.env): Deps {

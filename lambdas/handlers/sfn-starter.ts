@@ -1,10 +1,19 @@
 /** Starts Reconcile executions through the Step Functions API (AWS, or the local endpoint in dev). */
-import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { ExecutionStarter } from './deps.js';
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  type SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import type { ExecutionStarter, ExecutionStatus } from './deps.js';
 
-export function sfnStarter(client: SFNClient, stateMachineArn: string): ExecutionStarter {
+export function sfnStarter(client: SFNClient, stateMachineArn: string | undefined): ExecutionStarter {
   return {
     async start(name, input) {
+      // Functions without a state machine may ask about executions but never start one.
+      if (!stateMachineArn)
+        throw new Error('no state machine is configured: this function cannot start executions');
       try {
         const r = await client.send(
           new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }),
@@ -14,6 +23,20 @@ export function sfnStarter(client: SFNClient, stateMachineArn: string): Executio
         // Same name already used: a duplicate trigger, absorbed by design.
         if (err instanceof ExecutionAlreadyExists) return { started: false };
         throw err;
+      }
+    },
+    async status(executionArn): Promise<ExecutionStatus> {
+      try {
+        const r = await client.send(new DescribeExecutionCommand({ executionArn }));
+        if (r.status === 'RUNNING')
+          return { state: 'running', ...(r.startDate ? { startedAt: r.startDate.toISOString() } : {}) };
+        return { state: 'ended', detail: r.status ?? 'no status' };
+      } catch (err) {
+        if (err instanceof ExecutionDoesNotExist) return { state: 'ended', detail: 'no such execution' };
+        return {
+          state: 'unknown',
+          detail: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        };
       }
     },
   };

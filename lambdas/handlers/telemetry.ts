@@ -25,6 +25,12 @@ export const METRIC = {
   /** Gauges from each sweep: clusters per Ready reason, and the age of the oldest open drift. */
   ClustersByCondition: 'ClustersByCondition',
   DriftOutstandingSeconds: 'DriftOutstandingSeconds',
+  /** Items in the table that do not parse as records (reported and skipped by every reader). */
+  RecordsInvalid: 'RecordsInvalid',
+  /** Observations of a cluster that failed (sweep) and statuses turned Unknown because of it. */
+  ObserveFailures: 'ObserveFailures',
+  /** Clusters found without the ownership tag they had. */
+  OwnershipLost: 'OwnershipLost',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 

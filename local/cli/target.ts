@@ -76,6 +76,8 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
                 'starting a reconcile needs --state-machine-arn (the stack output StateMachineArn)',
               );
             },
+            // Asking about an execution needs no state machine ARN: the execution's own is enough.
+            status: sfnStarter(sfn, undefined).status,
           },
       provider: new EksProvider({ defaults: defaultsFromEnv() }),
       defaults: defaultsFromEnv(),

@@ -76,7 +76,7 @@ const FAILURES: ReadonlyArray<Outcome> = [
     remediation: 'grant eks:CreateCluster',
   },
   { kind: 'Impossible', message: 'downgrade', remediation: 'set 1.31' },
-  { kind: 'Impossible', message: 'not owned', remediation: 'set adopt', notOwned: true },
+  { kind: 'Impossible', message: 'not owned', remediation: 'set adopt', ownership: 'NotOwned' },
   { kind: 'DeletionStuck', message: 'node group DELETE_FAILED' },
 ];
 

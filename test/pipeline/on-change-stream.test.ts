@@ -74,6 +74,9 @@ it('starts executions for spec and deletion changes only, from real stream recor
         if (fresh) started.push(name);
         return { started: fresh };
       },
+      async status() {
+        return refuse();
+      },
     },
     now: () => new Date(),
     config: { ...DEFAULT_CONFIG, defaults: {}, ownRoleArns: [] },

@@ -5,7 +5,7 @@ import { readCaughtError, toStepError } from '../../lambdas/handlers/envelope.js
 import { executionName, timeBucket } from '../../lambdas/handlers/execution-name.js';
 import { log, logger, withLogContext } from '../../lambdas/handlers/telemetry.js';
 import { TokenBucket } from '../../lambdas/handlers/token-bucket.js';
-import { backoffUntil, decideFromRecord, fleetGauges } from '../../lambdas/handlers/triggers/sweep.js';
+import { decideFromRecord, fleetGauges } from '../../lambdas/handlers/triggers/sweep.js';
 import {
   buildDefinition,
   definitionString,
@@ -13,7 +13,7 @@ import {
   substitute,
 } from '../../lambdas/statemachine/definition.js';
 import { ConflictError } from '../../lambdas/store/errors.js';
-import type { ClusterRecord, HistoryEntry } from '../../lambdas/store/types.js';
+import type { ClusterRecord } from '../../lambdas/store/types.js';
 import { spec } from './support.js';
 
 const now = new Date('2026-11-29T12:00:00Z');
@@ -126,10 +126,11 @@ describe('execution names', () => {
 });
 
 describe('sweep decisions from the record', () => {
-  it('leaves running executions alone, takes over dead ones, restarts stale and deleting records', () => {
+  it('asks about live-looking leases, takes over dead ones, restarts stale and deleting records', () => {
+    // A lease that has not expired is checked against its execution by the caller (it may have died).
     expect(
       decideFromRecord(record({ lease: { owner: 'e', expiresAt: now.getTime() + 1000 } }), now),
-    ).toMatchObject({ start: false });
+    ).toBeUndefined();
     expect(
       decideFromRecord(record({ lease: { owner: 'e', expiresAt: now.getTime() - 1 } }), now),
     ).toMatchObject({ start: true, why: 'dead execution (lease expired)' });
@@ -139,22 +140,24 @@ describe('sweep decisions from the record', () => {
     });
   });
 
-  it('backs off exponentially after consecutive errors of the same generation', () => {
-    const err = (minutesAgo: number, generation = 2): HistoryEntry => ({
-      at: new Date(now.getTime() - minutesAgo * 60_000).toISOString(),
-      kind: 'error',
-      generation,
-      summary: 'x',
+  it('holds off a failing generation until its stored retry time, and not a newer generation', () => {
+    const failures = {
+      generation: 2,
+      count: 3,
+      lastAt: now.toISOString(),
+      retryAt: new Date(now.getTime() + 60_000).toISOString(),
+    };
+    expect(decideFromRecord(record({ failures }), now)).toMatchObject({
+      start: false,
+      why: 'backing off after failures',
     });
-    const status = (e: HistoryEntry): HistoryEntry => ({ ...e, kind: 'status' });
-    expect(backoffUntil(record({ history: [err(0)] }))).toBe(now.getTime() + 60_000);
-    expect(backoffUntil(record({ history: [err(10), status(err(10)), err(3), err(0)] }))).toBe(
-      now.getTime() + 4 * 60_000,
-    );
-    // A new generation resets the backoff.
-    expect(backoffUntil(record({ history: [err(0, 1)] }))).toBeUndefined();
-    const many = Array.from({ length: 40 }, () => err(0));
-    expect(backoffUntil(record({ history: many }))).toBe(now.getTime() + 6 * 3_600_000);
+    expect(decideFromRecord(record({ failures }), new Date(now.getTime() + 60_001))).toMatchObject({
+      start: true,
+      why: 'status is stale',
+    });
+    expect(decideFromRecord(record({ failures: { ...failures, generation: 1 } }), now)).toMatchObject({
+      start: true,
+    });
   });
 });
 

@@ -1,14 +1,32 @@
-/** Deletion order: node groups first, then the cluster; never an unowned cluster; Retain touches nothing. */
+/**
+ * Deletion order: node groups first, then the cluster. A cluster that is not ours is never touched
+ * (the plan reports the ownership block and the record is released). `Retain` only marks the
+ * cluster released, so that a later record may adopt it.
+ */
 import type { Observation } from '../observation.js';
+import { OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
 import { busy, impossible, ownershipBlock, type Step } from './guards.js';
 import type { Desired } from './types.js';
 
 export function deletionStep(d: Desired, o: Observation): Step {
   const c = o.cluster;
-  if (d.spec.deletionPolicy === 'Retain' || !c) return { impossible: [], next: null };
-  const block = ownershipBlock(d, c);
-  if (block) return { impossible: [block], next: null };
+  if (!c) return { impossible: [], next: null };
+  const owner = ownershipOf(c.tags, d.id);
+  // Retain already marked: nothing more to do.
+  if (d.spec.deletionPolicy === 'Retain' && owner === 'released' && c.tags[OWNER_TAG] === d.id)
+    return { impossible: [], next: null };
+  // Only a cluster this record owns is touched by its deletion: `adopt` does not extend to it.
+  if (owner !== 'owned') {
+    const block = ownershipBlock({ ...d, spec: { ...d.spec, adopt: false } }, c);
+    return { impossible: block ? [block] : [], next: null };
+  }
   const base = { clusterName: c.name, region: c.region };
+  if (d.spec.deletionPolicy === 'Retain') {
+    return {
+      impossible: [],
+      next: { kind: 'TagResource', ...base, resourceArn: c.arn, tags: { [RELEASED_TAG]: d.id } },
+    };
+  }
   for (const ng of o.nodegroups) {
     if (ng.status === 'DELETE_FAILED') {
       return {

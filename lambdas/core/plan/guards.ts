@@ -1,7 +1,7 @@
 /** Shared checks of the planner: impossible differences, waiting on EKS, and the ownership gate. */
 import { Health, isTransitional } from '../health.js';
 import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
-import { ownershipOf } from '../ownership.js';
+import { OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
 import type { Desired, Impossible, MutatingOperation, Wait } from './types.js';
 
 export interface Step {
@@ -30,22 +30,53 @@ export function busy(c: ObservedCluster, ngs: readonly ObservedNodegroup[]): Wai
   return null;
 }
 
-/** Ownership gate: CloudOrch never modifies a cluster it does not own unless the spec says adopt. */
+/**
+ * Ownership gate: CloudOrch never modifies a cluster it does not own unless the spec says adopt, and
+ * never one whose target another record holds. A cluster that was ours and lost its owner tag is
+ * not silently re-claimed: that needs `adopt: true` too.
+ */
 export function ownershipBlock(d: Desired, c: ObservedCluster): Impossible | null {
+  if (d.claimedBy)
+    return {
+      ...impossible(
+        'clusterName',
+        `cluster ${c.name} in ${c.region} is managed by record ${d.claimedBy}`,
+        `Use a different clusterName, or delete record ${d.claimedBy} first.`,
+      ),
+      ownership: 'TargetClaimed',
+    };
   const owner = ownershipOf(c.tags, d.id);
   if (owner === 'owned-by-other') {
-    return impossible(
-      'clusterName',
-      `cluster ${c.name} is owned by another CloudOrch record`,
-      'Use a different clusterName, or release the other record first.',
-    );
+    return {
+      ...impossible(
+        'clusterName',
+        `cluster ${c.name} is owned by another CloudOrch record (${c.tags[OWNER_TAG]})`,
+        'Use a different clusterName, or release the other record first.',
+      ),
+      ownership: 'NotOwned',
+    };
   }
-  if (owner === 'unowned' && !d.spec.adopt) {
-    return impossible(
-      'adopt',
-      `cluster ${c.name} exists and was not created by CloudOrch`,
-      'Set adopt: true to let CloudOrch take it over, or choose another clusterName.',
-    );
+  if (owner === 'unowned' && !d.spec.adopt && d.ownedArn === c.arn) {
+    return {
+      ...impossible(
+        'ownership',
+        `the ownership tag ${OWNER_TAG} was removed from cluster ${c.name}; CloudOrch changes nothing until it is re-claimed`,
+        `Set adopt: true to re-claim the cluster, or restore the tag: aws eks tag-resource --resource-arn ${c.arn} --tags ${OWNER_TAG}=${d.id}`,
+      ),
+      ownership: 'OwnershipLost',
+    };
+  }
+  if ((owner === 'unowned' || owner === 'released') && !d.spec.adopt) {
+    return {
+      ...impossible(
+        'adopt',
+        owner === 'released'
+          ? `cluster ${c.name} was released by record ${c.tags[RELEASED_TAG]} (deletionPolicy: Retain)`
+          : `cluster ${c.name} exists and was not created by CloudOrch`,
+        'Set adopt: true to let CloudOrch take it over, or choose another clusterName.',
+      ),
+      ownership: 'NotOwned',
+    };
   }
   return null;
 }

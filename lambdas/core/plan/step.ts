@@ -143,7 +143,9 @@ function convergeStep(d: Desired, o: Observation, c: ObservedCluster, defaults: 
     idempotencyToken(d.id, d.generation, kind, target, value, d.applied?.[applyKey(kind, target)] ?? 0);
   const base = { clusterName: c.name, region: c.region };
 
-  if (ownershipOf(c.tags, d.id) === 'unowned') {
+  // Adopting (or re-claiming a released or lost cluster): the ownership tags come first.
+  const owner = ownershipOf(c.tags, d.id);
+  if (owner === 'unowned' || owner === 'released') {
     return step({ kind: 'TagResource', ...base, resourceArn: c.arn, tags: ownershipTags(d.id) });
   }
 

@@ -16,6 +16,13 @@ export interface Desired {
    * under a new token, while a retry after a crash (not yet counted) reuses the old one.
    */
   readonly applied?: Readonly<Record<string, number>>;
+  /**
+   * The ARN of the cluster this record owned when its status was last written: a cluster that
+   * carried our ownership tag and lost it is told apart from one that never had it.
+   */
+  readonly ownedArn?: string;
+  /** Another record holding this record's target (account, region, clusterName). */
+  readonly claimedBy?: string;
 }
 
 /** Where a create gets what the spec leaves to deployment configuration. */
@@ -124,6 +131,8 @@ export interface Impossible {
   readonly field: string;
   readonly reason: string;
   readonly remediation: string;
+  /** Set when the cluster is not (or no longer) CloudOrch's to change. */
+  readonly ownership?: 'NotOwned' | 'OwnershipLost' | 'TargetClaimed';
 }
 
 export type Operation = MutatingOperation | Wait | Impossible;

@@ -1,20 +1,44 @@
-/** Acquire or release the per-cluster lease: one execution per cluster at a time. */
+/**
+ * Acquire or release the per-cluster lease: one execution per cluster at a time. A lease names its
+ * execution; one whose execution has ended (crash, abort, timeout) is taken over at once instead of
+ * stalling the cluster until the lease expires.
+ */
 import { LeaseHeldError } from '../../store/errors.js';
 import type { LeaseRequest, LeaseResult } from '../contracts.js';
 import { deps } from '../deps.js';
+import { log } from '../telemetry.js';
 
 export async function leaseStep(req: LeaseRequest): Promise<LeaseResult> {
-  const { store, config, now } = deps();
+  const { store, executions, config, now } = deps();
   if (req.action === 'release') {
     await store.releaseLease(req.id, req.owner);
     return { released: true };
   }
+  const opts = req.executionArn ? { executionArn: req.executionArn } : {};
   try {
-    await store.acquireLease(req.id, req.owner, config.leaseTtlMs, now());
+    await store.acquireLease(req.id, req.owner, config.leaseTtlMs, now(), opts);
     return { acquired: true };
   } catch (err) {
-    if (err instanceof LeaseHeldError)
-      return { acquired: false, ...(err.holder ? { holder: err.holder } : {}) };
-    throw err;
+    if (!(err instanceof LeaseHeldError)) throw err;
+    const held = { acquired: false, ...(err.holder ? { holder: err.holder } : {}) };
+    if (!err.holder || !err.holderExecutionArn) return held;
+    const holder = await executions.status(err.holderExecutionArn);
+    if (holder.state !== 'ended') return held;
+    try {
+      await store.acquireLease(req.id, req.owner, config.leaseTtlMs, now(), {
+        ...opts,
+        takeOverFrom: err.holder,
+      });
+    } catch (again) {
+      if (again instanceof LeaseHeldError)
+        return { acquired: false, ...(again.holder ? { holder: again.holder } : {}) };
+      throw again;
+    }
+    log().warn('took over the lease of an ended execution', {
+      clusterId: req.id,
+      previous: err.holderExecutionArn,
+      detail: holder.detail,
+    });
+    return { acquired: true, tookOverFrom: err.holder };
   }
 }

@@ -1,36 +1,60 @@
 /**
- * Observe: read the record (renewing the lease), validate its spec, and observe the cluster in EKS.
- * An invalid spec stops here: no EKS call is made until the spec changes.
+ * Observe: read the record (renewing the lease), validate its spec, make sure the record holds its
+ * target's claim, and observe the cluster in EKS. A malformed record or an invalid spec stops here:
+ * no EKS call is made until it is fixed.
  */
 import { validateSpec } from '../../core/spec/validate.js';
-import { LeaseLostError, RecordNotFoundError } from '../../store/errors.js';
+import { LeaseLostError, RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
 import type { ExecutionState, ObserveResult } from '../contracts.js';
 import { deps } from '../deps.js';
+import { ownedArnOf } from '../desired.js';
 
 const DELETE_KINDS = new Set(['DeleteNodegroup', 'DeleteCluster']);
 
 export async function observeStep(state: ExecutionState): Promise<ObserveResult> {
   const { store, provider, config, now } = deps();
   await store.renewLease(state.id, state.owner, config.leaseTtlMs, now());
-  const record = await store.get(state.id);
-  if (!record) throw new RecordNotFoundError(`record ${state.id} disappeared`);
+  const parsed = await store.inspect(state.id);
+  if (!parsed) throw new RecordNotFoundError(`record ${state.id} disappeared`);
+  if (parsed.kind !== 'record') {
+    const reason = parsed.kind === 'invalid' ? parsed.invalid.reason : 'a target claim, not a record';
+    return {
+      generation: 0,
+      deletionRequested: false,
+      trackedUpdates: [],
+      deletionCalls: 0,
+      applied: {},
+      recordInvalid: reason,
+    };
+  }
+  const record = parsed.record;
   if (record.lease?.owner !== state.owner)
     throw new LeaseLostError(`lease of ${state.id} is held by ${record.lease?.owner}`);
   const deletionCalls = (record.history ?? []).filter(
     (h) => h.kind === 'operation' && h.operation !== undefined && DELETE_KINDS.has(h.operation),
   ).length;
+  const ownedArn = ownedArnOf(record.status);
   const base = {
     generation: record.generation,
     deletionRequested: record.deletionRequestedAt !== undefined,
     trackedUpdates: record.trackedUpdates ?? [],
     deletionCalls,
     applied: record.applied?.generation === record.generation ? record.applied.counts : {},
+    ...(ownedArn ? { ownedArn } : {}),
   };
   const v = validateSpec(record.spec);
   if (!v.ok) return { ...base, specIssues: v.issues };
+  // Records written before claims existed, or straight to the table, claim their target here.
+  let claimedBy: string | undefined;
+  try {
+    await store.claimTarget(v.spec, record.id, now());
+  } catch (err) {
+    if (!(err instanceof TargetClaimedError)) throw err;
+    claimedBy = err.holder;
+  }
   const observation = await provider.observe(
     { clusterName: v.spec.clusterName, region: v.spec.region },
     { trackedUpdates: record.trackedUpdates ?? [] },
   );
-  return { ...base, spec: v.spec, observation };
+  return { ...base, spec: v.spec, observation, ...(claimedBy ? { claimedBy } : {}) };
 }

@@ -2,12 +2,16 @@
 import type { Outcome } from '../../core/status.js';
 import type { ExecutionState } from '../contracts.js';
 
-const NOT_OWNED_FIELDS = new Set(['adopt', 'clusterName']);
-
 export function outcomeOf(state: ExecutionState): Outcome {
   const { plan, policy, applied, failure, observed } = state;
+  if (plan?.action === 'recordInvalid' || (observed?.recordInvalid !== undefined && !failure))
+    return { kind: 'RecordInvalid', message: observed?.recordInvalid ?? 'the stored item is malformed' };
   if (failure) {
     if (failure.kind === 'SpecInvalid') return { kind: 'SpecInvalid', message: failure.message };
+    // Nothing was observed in this loop: the failure was EKS (or the record) being unreadable, so
+    // what the cluster looks like is unknown now, not what status said before.
+    if (!observed)
+      return { kind: 'ObserveFailed', message: failure.message, remediation: failure.remediation };
     const errorKind = failure.kind === 'Transient' ? 'Transient' : 'Permanent';
     return { kind: 'Failed', errorKind, message: failure.message, remediation: failure.remediation };
   }
@@ -38,8 +42,15 @@ export function outcomeOf(state: ExecutionState): Outcome {
       return { kind: 'Converged' };
     case 'paused':
       return { kind: 'Paused' };
-    case 'release':
+    case 'release': {
+      const block = plan.impossible.find((i) => i.ownership);
+      if (block)
+        return {
+          kind: 'ReleasedUntouched',
+          message: `Record released without touching EKS: ${block.reason}`,
+        };
       return observed?.spec?.deletionPolicy === 'Retain' ? { kind: 'Retained' } : { kind: 'Deleted' };
+    }
     case 'wait':
       return observed?.deletionRequested
         ? { kind: 'Deleting', operation: plan.waitReason ?? 'waiting for EKS' }
@@ -64,13 +75,14 @@ export function outcomeOf(state: ExecutionState): Outcome {
             'Read the update errors (aws eks describe-update), fix the cause, then change the spec (or reconcile) to try again.',
         };
       }
-      const first = plan.impossible[0];
+      // An ownership block is the reason to show first: nothing else can happen until it is lifted.
+      const first = plan.impossible.find((i) => i.ownership) ?? plan.impossible[0];
       const message = plan.impossible.map((i) => `${i.field}: ${i.reason}`).join('; ');
       return {
         kind: 'Impossible',
         message,
         remediation: first?.remediation ?? 'Change the spec.',
-        notOwned: first ? NOT_OWNED_FIELDS.has(first.field) : false,
+        ...(first?.ownership ? { ownership: first.ownership } : {}),
       };
     }
     default:

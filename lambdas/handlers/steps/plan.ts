@@ -23,6 +23,7 @@ export async function planStep(state: ExecutionState): Promise<PlanResult> {
   const o = state.observed;
   if (!o) throw new Error('plan needs an observation');
   const empty = { operations: [], descriptions: [], impossible: [], drift: [] };
+  if (o.recordInvalid !== undefined) return { action: 'recordInvalid', ...empty };
   if (!o.spec || !o.observation) return { action: 'specInvalid', ...empty };
 
   const desired = {
@@ -31,6 +32,8 @@ export async function planStep(state: ExecutionState): Promise<PlanResult> {
     generation: o.generation,
     deletionRequested: o.deletionRequested,
     applied: o.applied,
+    ...(o.ownedArn ? { ownedArn: o.ownedArn } : {}),
+    ...(o.claimedBy ? { claimedBy: o.claimedBy } : {}),
   };
   const operations = plan(desired, o.observation, config.defaults);
   const impossible = operations.filter((op): op is Impossible => op.kind === 'Impossible');
@@ -60,7 +63,9 @@ export async function planStep(state: ExecutionState): Promise<PlanResult> {
         stuck: `deletion made ${o.deletionCalls} calls without finishing`,
       };
     }
-    if (!action) return { action: impossible.length > 0 ? 'blocked' : 'release', ...common };
+    // A cluster that is not ours is never touched by a deletion: the record is released as it is.
+    const notOurs = impossible.length > 0 && impossible.every((i) => i.ownership !== undefined);
+    if (!action) return { action: impossible.length > 0 && !notOurs ? 'blocked' : 'release', ...common };
   }
   if (o.spec.paused && !o.deletionRequested) return { action: 'paused', ...common };
   if (!action) return { action: impossible.length > 0 ? 'blocked' : 'none', ...common };

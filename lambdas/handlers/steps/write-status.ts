@@ -3,7 +3,9 @@
  * (plan, policy, operation, error), the updates to track, and releases the record once deletion is
  * complete. Metrics are emitted here, from the same facts the status shows.
  */
+import { nextFailures } from '../../core/backoff.js';
 import type { Observation } from '../../core/observation.js';
+import { ownershipOf } from '../../core/ownership.js';
 import { applyKey } from '../../core/plan/tokens.js';
 import type { TrackedUpdate } from '../../core/provider.js';
 import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } from '../../core/status.js';
@@ -13,7 +15,7 @@ import { deps } from '../deps.js';
 import { emit, log, METRIC } from '../telemetry.js';
 import { outcomeOf } from './outcome.js';
 
-function summarize(o: Observation | undefined): ObservedSummary | undefined {
+function summarize(o: Observation | undefined, id: string): ObservedSummary | undefined {
   const c = o?.cluster;
   if (!o || !c) return undefined;
   const ng = o.nodegroups[0];
@@ -22,6 +24,7 @@ function summarize(o: Observation | undefined): ObservedSummary | undefined {
     version: c.version,
     ...(c.endpoint ? { endpoint: c.endpoint } : {}),
     arn: c.arn,
+    owned: ownershipOf(c.tags, id) === 'owned',
     ...(ng
       ? {
           nodeCount: ng.scaling.desiredSize,
@@ -32,12 +35,14 @@ function summarize(o: Observation | undefined): ObservedSummary | undefined {
   };
 }
 
+/** Outcomes that need a change before another run can help: they count as failed runs (backoff). */
 const BLOCKING = new Set<Outcome['kind']>([
   'Failed',
   'Impossible',
   'DeletionStuck',
   'PolicyDenied',
   'PolicyEngineDegraded',
+  'ObserveFailed',
 ]);
 
 function blockingMessage(o: Outcome): string {
@@ -71,7 +76,6 @@ function historyOf(state: ExecutionState, outcome: Outcome, at: string, generati
       operation: state.applied.operation,
     });
   if (state.failure) out.push(e('error', `${state.failure.kind}: ${state.failure.message}`));
-  // Outcomes that need a human count as errors too, so the sweep backs off instead of re-running them.
   else if (BLOCKING.has(outcome.kind)) out.push(e('error', `${outcome.kind}: ${blockingMessage(outcome)}`));
   out.push(e('status', outcome.kind));
   return out;
@@ -110,17 +114,34 @@ function appliedAfter(
   return { applied: { generation, counts: { ...counts, [key]: (counts[key] ?? 0) + 1 } } };
 }
 
+/** A malformed record gets a RecordInvalid condition, written without touching anything else. */
+async function writeInvalid(state: ExecutionState, reason: string, at: Date): Promise<{ written: string }> {
+  const { store } = deps();
+  const status = applyOutcome(
+    undefined,
+    { kind: 'RecordInvalid', message: reason },
+    { generation: 0, now: at },
+  );
+  await store.markInvalid(state.id, state.owner, status);
+  emit(METRIC.RecordsInvalid, 1);
+  log().warn('record is malformed', { clusterId: state.id, reason });
+  return { written: 'RecordInvalid' };
+}
+
 export async function writeStatusStep(
   state: ExecutionState,
 ): Promise<{ written: string; newerGeneration?: boolean }> {
   const { store, now } = deps();
   const at = now();
-  const record = await store.get(state.id);
-  if (!record) return { written: 'record already released' };
+  const parsed = await store.inspect(state.id);
+  if (!parsed) return { written: 'record already released' };
+  if (parsed.kind !== 'record')
+    return writeInvalid(state, parsed.kind === 'invalid' ? parsed.invalid.reason : 'a target claim', at);
+  const record = parsed.record;
   const generation = state.observed?.generation ?? record.generation;
   const outcome = outcomeOf(state);
   const prev: ClusterStatus | undefined = record.status;
-  const observed = summarize(state.observed?.observation);
+  const observed = summarize(state.observed?.observation, state.id);
   const status = applyOutcome(prev, outcome, {
     generation,
     now: at,
@@ -138,6 +159,8 @@ export async function writeStatusStep(
       record.trackedUpdates ?? [],
       generation !== (prev?.observedGeneration ?? generation),
     ),
+    // Counted per generation and stored, so the sweep's backoff really grows; any other outcome resets it.
+    failures: BLOCKING.has(outcome.kind) ? nextFailures(record.failures, generation, at) : null,
   });
 
   const dims = { Outcome: outcome.kind };
@@ -148,6 +171,8 @@ export async function writeStatusStep(
   if (outcome.kind === 'PolicyDenied') emit(METRIC.PolicyDenials);
   if (outcome.kind === 'PolicyEngineDegraded') emit(METRIC.PolicyEngineDegraded);
   if (outcome.kind === 'DeletionStuck') emit(METRIC.DeletionStuck);
+  if (outcome.kind === 'ObserveFailed') emit(METRIC.ObserveFailures, 1, { Source: 'status' });
+  if (outcome.kind === 'Impossible' && outcome.ownership === 'OwnershipLost') emit(METRIC.OwnershipLost);
   if (outcome.kind === 'Converged' && prev && !prev.ready) {
     const since = Date.parse(
       prev.conditions.find((c) => c.type === 'Ready')?.lastTransitionTime ?? at.toISOString(),
@@ -156,8 +181,8 @@ export async function writeStatusStep(
   }
   log().info('status written', { outcome: outcome.kind, ready: status.ready, synced: status.synced });
 
-  if (outcome.kind === 'Deleted' || outcome.kind === 'Retained') {
-    await store.release(state.id, state.owner);
+  if (outcome.kind === 'Deleted' || outcome.kind === 'Retained' || outcome.kind === 'ReleasedUntouched') {
+    await store.release(state.id, state.owner, state.observed?.spec ?? targetOf(record.spec));
     return { written: 'released' };
   }
   // The record may hold a newer spec than the one this execution observed.
@@ -167,4 +192,10 @@ export async function writeStatusStep(
       record.generation !== generation ||
       (record.deletionRequestedAt !== undefined) !== (state.observed?.deletionRequested ?? false),
   };
+}
+
+/** The claim key of a stored spec, when it names one. */
+function targetOf(spec: ClusterRecord['spec']): { region: string; clusterName: string } | undefined {
+  const { region, clusterName } = spec as { region?: unknown; clusterName?: unknown };
+  return typeof region === 'string' && typeof clusterName === 'string' ? { region, clusterName } : undefined;
 }

@@ -1,17 +1,23 @@
 /**
  * sweep (scheduled): scans one segment of the table and starts an execution only where there is
- * work: a stale status, a pending deletion, a dead execution (expired lease), drift, or a plan with
- * something to do. It observes and plans each cluster itself with bounded concurrency; the
- * provider's per-region rate limit (every HTTP attempt, retries included) keeps it under the
- * configured EKS call rate. Cost grows with change, not with fleet size. Failing clusters
- * are retried with exponential backoff derived from their history (no requeue storms).
+ * work: a stale status, a pending deletion, a dead execution (its lease names an execution that
+ * ended), drift, lost ownership, a status that no longer holds, or a plan with something to do. It
+ * observes and plans each cluster itself with bounded concurrency; the provider's per-region rate
+ * limit (every HTTP attempt, retries included) keeps it under the configured EKS call rate. Cost
+ * grows with change, not with fleet size. Every item is parsed on its own: a malformed one is
+ * reported and skipped, never stops the segment. Failing clusters wait out the backoff stored on
+ * their record (core/backoff.ts).
  */
 
+import { backingOff } from '../../core/backoff.js';
+import { Reason } from '../../core/conditions.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
 import { validateSpec } from '../../core/spec/validate.js';
+import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
 import { deps } from '../deps.js';
+import { ownedArnOf } from '../desired.js';
 import { executionName, timeBucket } from '../execution-name.js';
 import { emit, log, METRIC } from '../telemetry.js';
 
@@ -23,14 +29,13 @@ export interface SweepOptions {
   readonly concurrency: number;
 }
 
-const BACKOFF_BASE_MS = 60_000;
-const BACKOFF_CAP_MS = 6 * 3_600_000;
-
 /**
  * EKS calls of observing a quiet cluster with its one node group (DescribeCluster, ListNodegroups,
  * DescribeNodegroup): what capacity estimates divide the per-region rate by.
  */
 export const OBSERVE_CALLS = 3;
+
+const readyReason = (r: ClusterRecord) => r.status?.conditions.find((c) => c.type === 'Ready')?.reason;
 
 /**
  * Fleet gauges the sweep publishes from what it scanned: clusters by Ready reason, and how long the
@@ -39,12 +44,13 @@ export const OBSERVE_CALLS = 3;
 export function fleetGauges(
   records: readonly ClusterRecord[],
   now: Date,
+  invalid = 0,
 ): { byCondition: Record<string, number>; maxDriftAgeSeconds: number } {
-  const byCondition: Record<string, number> = {};
+  const byCondition: Record<string, number> = invalid > 0 ? { [Reason.RecordInvalid]: invalid } : {};
   let maxDriftAgeSeconds = 0;
   for (const r of records) {
     const conds = r.status?.conditions ?? [];
-    const reason = conds.find((c) => c.type === 'Ready')?.reason ?? 'NoStatus';
+    const reason = readyReason(r) ?? 'NoStatus';
     byCondition[reason] = (byCondition[reason] ?? 0) + 1;
     const drifted = conds.find((c) => c.type === 'Drifted' && c.status === 'True');
     if (drifted)
@@ -58,29 +64,16 @@ export function fleetGauges(
 
 export type SweepDecision = { start: false; why: string } | { start: true; why: string };
 
-/** Exponential backoff from the run of trailing errors in the history. */
-export function backoffUntil(r: ClusterRecord): number | undefined {
-  const h = r.history ?? [];
-  let errors = 0;
-  let lastAt: string | undefined;
-  for (let i = h.length - 1; i >= 0; i--) {
-    const e = h[i]!;
-    if (e.kind === 'status') continue;
-    if (e.kind !== 'error' || e.generation !== r.generation) break;
-    errors += 1;
-    lastAt ??= e.at;
-  }
-  if (errors === 0 || !lastAt) return undefined;
-  return Date.parse(lastAt) + Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (errors - 1));
-}
+/** The last run could not observe EKS: it is observed again even while backing off, to restore the truth. */
+const observeFailed = (r: ClusterRecord) => readyReason(r) === Reason.ObserveFailed;
 
-/** What the sweep can decide from the record alone, without calling EKS. */
+/** What the sweep can decide from the record alone, without calling anything. */
 export function decideFromRecord(r: ClusterRecord, now: Date): SweepDecision | undefined {
-  if (r.lease && r.lease.expiresAt > now.getTime())
-    return { start: false, why: 'an execution holds the lease' };
-  if (r.lease) return { start: true, why: 'dead execution (lease expired)' };
-  const until = backoffUntil(r);
-  if (until !== undefined && until > now.getTime()) return { start: false, why: 'backing off after errors' };
+  if (r.lease && r.lease.expiresAt <= now.getTime())
+    return { start: true, why: 'dead execution (lease expired)' };
+  if (r.lease) return undefined; // live-looking: the caller asks whether its execution still runs
+  if (backingOff(r.failures, r.generation, now) && !observeFailed(r))
+    return { start: false, why: 'backing off after failures' };
   if (r.deletionRequestedAt) return { start: true, why: 'deletion pending' };
   if (!r.status || r.status.observedGeneration !== r.generation)
     return { start: true, why: 'status is stale' };
@@ -88,21 +81,57 @@ export function decideFromRecord(r: ClusterRecord, now: Date): SweepDecision | u
   return undefined;
 }
 
+/** A live-looking lease: the cluster is busy unless the execution it names has ended. */
+async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
+  const arn = r.lease?.executionArn;
+  if (!arn) return { start: false, why: 'an execution holds the lease' };
+  const holder = await deps().executions.status(arn);
+  if (holder.state === 'ended') return { start: true, why: `dead execution (${holder.detail ?? 'ended'})` };
+  return { start: false, why: 'an execution holds the lease' };
+}
+
 async function decide(r: ClusterRecord): Promise<SweepDecision> {
   const { provider, config, now } = deps();
-  const quick = decideFromRecord(r, now());
+  const at = now();
+  const quick = decideFromRecord(r, at);
   if (quick) return quick;
+  if (r.lease) return decideOnLease(r);
   const v = validateSpec(r.spec);
   if (!v.ok) return { start: false, why: 'spec invalid' };
   if (v.spec.paused) return { start: false, why: 'paused' };
-  const observation = await provider.observe(
-    { clusterName: v.spec.clusterName, region: v.spec.region },
-    { trackedUpdates: r.trackedUpdates ?? [] },
-  );
-  const d = { id: r.id, spec: v.spec, generation: r.generation, deletionRequested: false };
-  const action = firstAction(plan(d, observation, config.defaults));
+  let observation: Awaited<ReturnType<typeof provider.observe>>;
+  try {
+    observation = await provider.observe(
+      { clusterName: v.spec.clusterName, region: v.spec.region },
+      { trackedUpdates: r.trackedUpdates ?? [] },
+    );
+  } catch (err) {
+    emit(METRIC.ObserveFailures, 1, { Source: 'sweep' });
+    log().warn('sweep could not observe a cluster', { clusterId: r.id, error: String(err) });
+    // A run of its own retries the observation and, if EKS stays unreadable, says so in status.
+    if (observeFailed(r) || backingOff(r.failures, r.generation, at))
+      return { start: false, why: 'backing off after failures' };
+    return { start: true, why: 'observation failed' };
+  }
+  const ownedArn = ownedArnOf(r.status);
+  const d = {
+    id: r.id,
+    spec: v.spec,
+    generation: r.generation,
+    deletionRequested: false,
+    ...(ownedArn ? { ownedArn } : {}),
+  };
+  const ops = plan(d, observation, config.defaults);
+  if (observeFailed(r)) return { start: true, why: 'observation recovered' };
+  if (backingOff(r.failures, r.generation, at)) return { start: false, why: 'backing off after failures' };
   const drift = detectDrift(v.spec, observation, config.defaults);
+  const blocked = ops.filter((op) => op.kind === 'Impossible');
+  // Ownership is read on every check: a lost tag turns a Ready cluster into a run that says so.
+  if (blocked.length > 0 && r.status?.ready)
+    return { start: true, why: `status is out of date: ${blocked.map((b) => b.field).join(', ')}` };
+  if (blocked.length > 0) return { start: false, why: 'blocked: waiting for a change' };
   if (drift.length > 0) return { start: true, why: `drift: ${drift.map((x) => x.field).join(', ')}` };
+  const action = firstAction(ops);
   if (action) return { start: true, why: action.kind === 'Wait' ? 'in progress' : 'work to do' };
   if (!r.status?.ready) return { start: true, why: 'converged but status not ready' };
   return { start: false, why: 'in sync' };
@@ -124,7 +153,19 @@ export interface SweepReport {
   readonly started: number;
   readonly skipped: number;
   readonly errors: number;
+  /** Items that do not parse as records (reported, and skipped or handed to a run that marks them). */
+  readonly invalid: number;
   readonly reasons: Record<string, number>;
+}
+
+/**
+ * A malformed item is reported every sweep. One whose id is a record id gets one run that writes a
+ * RecordInvalid condition on it (unless one already did); nothing else is done for it.
+ */
+function onInvalid(item: InvalidItem): boolean {
+  emit(METRIC.RecordsInvalid, 1);
+  log().warn('skipping a malformed record', { clusterId: item.id, reason: item.reason });
+  return item.usable && !item.marked;
 }
 
 export async function sweep(opts: SweepOptions): Promise<SweepReport> {
@@ -132,32 +173,47 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   const bucket = timeBucket(now(), opts.periodSeconds);
   const reasons: Record<string, number> = {};
   let scanned = 0;
+  let invalid = 0;
   const byCondition: Record<string, number> = {};
   let maxDriftAgeSeconds = 0;
   let started = 0;
   let errors = 0;
+  const start = async (id: string, generation: number) => {
+    const res = await executions.start(executionName(id, generation, 'sweep', bucket), {
+      id,
+      trigger: 'sweep',
+    });
+    if (res.started) {
+      started += 1;
+      emit(METRIC.ExecutionsStarted, 1, { Trigger: 'sweep' });
+    }
+  };
   let next: string | undefined;
   do {
     const page = await store.scanSegment(opts.segment, opts.totalSegments, next ? { next } : {});
     next = page.next;
-    scanned += page.records.length;
-    const g = fleetGauges(page.records, now());
+    scanned += page.records.length + page.invalid.length;
+    invalid += page.invalid.length;
+    const g = fleetGauges(page.records, now(), page.invalid.length);
     for (const [k, v] of Object.entries(g.byCondition)) byCondition[k] = (byCondition[k] ?? 0) + v;
     maxDriftAgeSeconds = Math.max(maxDriftAgeSeconds, g.maxDriftAgeSeconds);
+    for (const item of page.invalid) {
+      try {
+        if (onInvalid(item)) await start(item.id, 0);
+      } catch (err) {
+        errors += 1;
+        log().warn('sweep could not start a run for a malformed record', {
+          clusterId: item.id,
+          error: String(err),
+        });
+      }
+    }
     await pool(page.records, opts.concurrency, async (r) => {
       try {
         const d = await decide(r);
         const key = d.why.split(':')[0]!;
         reasons[key] = (reasons[key] ?? 0) + 1;
-        if (!d.start) return;
-        const res = await executions.start(executionName(r.id, r.generation, 'sweep', bucket), {
-          id: r.id,
-          trigger: 'sweep',
-        });
-        if (res.started) {
-          started += 1;
-          emit(METRIC.ExecutionsStarted, 1, { Trigger: 'sweep' });
-        }
+        if (d.start) await start(r.id, r.generation);
       } catch (err) {
         errors += 1;
         log().warn('sweep could not decide for a cluster', { clusterId: r.id, error: String(err) });
@@ -168,5 +224,5 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   for (const [reason, n] of Object.entries(byCondition))
     emit(METRIC.ClustersByCondition, n, { Reason: reason });
   emit(METRIC.DriftOutstandingSeconds, maxDriftAgeSeconds, {}, 'Seconds');
-  return { scanned, started, skipped: scanned - started - errors, errors, reasons };
+  return { scanned, started, skipped: scanned - started - errors, errors, invalid, reasons };
 }
