@@ -24,15 +24,17 @@
  *   Attributes named only in a condition expression (the lease holder check) must be listed as well,
  *   so IAM cannot tell "reads lease in a condition" from "writes lease"; the store's conditions do.
  *   ReturnValues ALL_OLD is not restricted: the store needs the old image for the change feed.
- * - Target claims share the table (key prefix `claim#`). Spec writers may write and delete claims and
- *   write only the spec attributes of records; `dynamodb:LeadingKeys` keeps the two apart. IAM cannot
- *   require a condition expression, so "only the holder deletes its claim" is the store's rule.
+ * - Target claims share the table (key prefix `claim#`). Spec writers may put and delete claims and
+ *   write only the spec attributes of records; `dynamodb:LeadingKeys` keeps the two apart. Observe may
+ *   put claims (records older than claims), write-status deletes a released record's claim. IAM
+ *   cannot require a condition expression, so "only the holder replaces or deletes its claim" is the
+ *   store's rule.
  */
 import { Aws, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG } from '../../lambdas/core/ownership.js';
+import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
 import { resourceFinding } from './nag.js';
 
@@ -60,29 +62,40 @@ export const SPEC_WRITER_ATTRIBUTES = [
   'deletionRequestedAt',
 ] as const;
 
-/** Set by the apply function when a `Retain` deletion releases a cluster; value: the released record id. */
-export const RELEASED_TAG = 'cloudorch.io/released';
-
 /** Functions holding `table:reconcile`. */
 export type ReconcilerKey = {
   [K in FunctionKey]: 'table:reconcile' extends (typeof FUNCTIONS)[K]['capabilities'][number] ? K : never;
 }[FunctionKey];
 
 /**
- * Which top-level attributes each reconciler step may write (UpdateItem), and whether it may delete a
- * released record. Spec attributes (spec, specHash, generation, version, deletionRequestedAt) are in
- * none of them: a reconciler can never change what the user asked for.
+ * Which top-level attributes each reconciler step may write (UpdateItem), whether it may delete a
+ * released record (and its target claim), and whether it may put target claims. Spec attributes
+ * (spec, specHash, generation, version, deletionRequestedAt) are in none of them: a reconciler can
+ * never change what the user asked for.
  */
-export const RECONCILE_WRITES: Record<ReconcilerKey, { attributes: readonly string[]; delete: boolean }> = {
+export const RECONCILE_WRITES: Record<
+  ReconcilerKey,
+  { attributes: readonly string[]; delete: boolean; claim: boolean }
+> = {
   // acquire and release; `lease` is also the condition.
-  lease: { attributes: ['lease'], delete: false },
-  // renews the lease before observing.
-  observe: { attributes: ['lease'], delete: false },
+  lease: { attributes: ['lease'], delete: false, claim: false },
+  // renews the lease before observing; claims the target of a record written before claims existed.
+  observe: { attributes: ['lease'], delete: false, claim: true },
   // records the intent before the EKS call (an intent-only write; `lease` is the condition).
-  apply: { attributes: ['lease', 'intent'], delete: false },
+  apply: { attributes: ['lease', 'intent'], delete: false, claim: false },
   writeStatus: {
-    attributes: ['lease', 'status', 'history', 'historyAppended', 'intent', 'trackedUpdates', 'applied'],
+    attributes: [
+      'lease',
+      'status',
+      'history',
+      'historyAppended',
+      'intent',
+      'trackedUpdates',
+      'applied',
+      'failures',
+    ],
     delete: true,
+    claim: false,
   },
 };
 
@@ -193,6 +206,7 @@ function tableReconcile(fn: ReconcilerKey, tableArn: string): iam.PolicyStatemen
       },
     }),
   ];
+  if (w.claim) out.push(claimStatement('TablePutClaim', ['dynamodb:PutItem'], tableArn));
   if (w.delete) {
     out.push(
       new iam.PolicyStatement({
@@ -210,13 +224,26 @@ function tableReconcile(fn: ReconcilerKey, tableArn: string): iam.PolicyStatemen
   return out;
 }
 
+/** Target claim items only (key prefix), with nothing but the claim attributes. */
+function claimStatement(sid: string, actions: string[], tableArn: string): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid,
+    actions,
+    resources: [tableArn],
+    conditions: {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...CLAIM_ATTRIBUTES] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CLAIM_KEY_PREFIX}*`] },
+    },
+  });
+}
+
 /**
  * What a spec writer needs on the table: read any item; create and change records through the spec
- * attributes only; write and delete target claims. `dynamodb:LeadingKeys` keeps the two apart, so a
- * spec writer can delete a claim but never a record (deletion is a request the reconciler carries out).
+ * attributes only; put and delete target claims (the store writes claims with conditional PutItem and
+ * DeleteItem only). `dynamodb:LeadingKeys` keeps the two apart, so a spec writer can delete a claim but
+ * never a record (deletion is a request the reconciler carries out).
  */
 export function specWriterStatements(tableArn: string): iam.PolicyStatement[] {
-  const claimKeys = [`${CLAIM_KEY_PREFIX}*`];
   return [
     new iam.PolicyStatement({
       sid: 'SpecWriterRead',
@@ -229,18 +256,10 @@ export function specWriterStatements(tableArn: string): iam.PolicyStatement[] {
       resources: [tableArn],
       conditions: {
         'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SPEC_WRITER_ATTRIBUTES] },
-        'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': claimKeys },
+        'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [`${CLAIM_KEY_PREFIX}*`] },
       },
     }),
-    new iam.PolicyStatement({
-      sid: 'SpecWriterClaims',
-      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      resources: [tableArn],
-      conditions: {
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...CLAIM_ATTRIBUTES] },
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': claimKeys },
-      },
-    }),
+    claimStatement('SpecWriterClaims', ['dynamodb:PutItem', 'dynamodb:DeleteItem'], tableArn),
   ];
 }
 

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MANAGED_BY_TAG, OWNER_TAG } from '../../lambdas/core/ownership.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
+import { claimId } from '../../lambdas/store/claims.js';
 import {
   logicalId,
   type PolicyStatement,
@@ -49,7 +50,8 @@ const STREAM = [
 const EXPECTED: Record<FunctionKey, string[]> = {
   // A refused acquire reads the record to name the holder.
   lease: [...LOGS, ...READ, 'dynamodb:UpdateItem'],
-  observe: [...LOGS, ...READ, 'dynamodb:UpdateItem', ...EKS_READ],
+  // Claims the target of a record written before claims existed.
+  observe: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:PutItem', ...EKS_READ],
   plan: [...LOGS],
   policy: [...LOGS, 's3:GetObject'],
   apply: [...LOGS, ...READ, 'dynamodb:UpdateItem', ...EKS_WRITE, 'iam:PassRole'],
@@ -63,6 +65,10 @@ const EXPECTED: Record<FunctionKey, string[]> = {
 
 /** Spec-writer attributes: no reconciler function may ever write them. */
 const SPEC_ATTRIBUTES = ['spec', 'specHash', 'generation', 'version', 'deletionRequestedAt'];
+
+/** A record id and the key of its target's claim, as the store writes them. */
+const RECORD = 'team-a/dev';
+const CLAIM = claimId({ region: 'eu-west-1', clusterName: 'dev' });
 
 let s: Synthesized;
 const statements = {} as Record<FunctionKey, Statement[]>;
@@ -241,14 +247,33 @@ describe('DynamoDB writes limited by attribute', () => {
     const may = (key: string, attributes: string[]) =>
       allows(statements.writeStatus, { action: 'dynamodb:DeleteItem', key, attributes });
     // The record: asked for deletion, lease held by the releasing execution.
-    expect(may('team-a/dev', ['id', 'lease', 'deletionRequestedAt'])).toBe(true);
+    expect(may(RECORD, ['id', 'lease', 'deletionRequestedAt'])).toBe(true);
     // Its claim: only while this record holds it.
-    expect(may('claim#default#eu-west-1#dev', ['id', 'holder'])).toBe(true);
-    expect(may('team-a/dev', ['id', 'status'])).toBe(false);
+    expect(may(CLAIM, ['id', 'holder'])).toBe(true);
+    expect(may(RECORD, ['id', 'status'])).toBe(false);
+  });
+
+  it('only observe puts, and only target claims', () => {
+    const putters = (Object.keys(FUNCTIONS) as FunctionKey[]).filter(
+      (k) => withAction(k, 'dynamodb:PutItem').length,
+    );
+    expect(putters).toEqual(['observe']);
+    const put = (key: string, attributes: string[]) =>
+      allows(statements.observe, { action: 'dynamodb:PutItem', key, attributes });
+    expect(put(CLAIM, ['id', 'holder', 'claimedAt'])).toBe(true);
+    expect(put(RECORD, ['id', 'holder', 'claimedAt'])).toBe(false);
+    expect(put(CLAIM, ['id', 'holder', 'claimedAt', 'status'])).toBe(false);
+  });
+
+  it('only write-status records consecutive failures', () => {
+    const writers = (Object.keys(FUNCTIONS) as FunctionKey[]).filter((k) =>
+      updateAttributes(k).includes('failures'),
+    );
+    expect(writers).toEqual(['writeStatus']);
   });
 
   it('drift-event can read target claims', () => {
-    const read = { action: 'dynamodb:GetItem', key: 'claim#default#eu-west-1#dev', attributes: [] };
+    const read = { action: 'dynamodb:GetItem', key: CLAIM, attributes: [] };
     expect(allows(statements.driftEvent, read)).toBe(true);
   });
 });
@@ -260,8 +285,6 @@ describe('the bridge: spec writes and target claims only', () => {
   });
   const can = (action: string, key: string, attributes: string[]) =>
     allows(bridge, { action, key, attributes });
-  const RECORD = 'team-a/dev';
-  const CLAIM = 'claim#default#eu-west-1#dev';
 
   it('has exactly these actions: no Scan, no batch writes, nothing outside the table and bundle', () => {
     const actions = [...new Set(bridge.flatMap(actionsOf))].sort();
@@ -324,9 +347,10 @@ describe('the bridge: spec writes and target claims only', () => {
     expect(can('dynamodb:BatchWriteItem', RECORD, ['id', 'spec'])).toBe(false);
   });
 
-  it('writes and deletes target claims, with nothing but the claim attributes', () => {
+  it('puts and deletes target claims, with nothing but the claim attributes', () => {
     expect(can('dynamodb:PutItem', CLAIM, ['id', 'holder', 'claimedAt'])).toBe(true);
-    expect(can('dynamodb:UpdateItem', CLAIM, ['id', 'holder', 'claimedAt'])).toBe(true);
+    // The store writes claims with conditional puts only.
+    expect(can('dynamodb:UpdateItem', CLAIM, ['id', 'holder', 'claimedAt'])).toBe(false);
     expect(can('dynamodb:DeleteItem', CLAIM, ['id', 'holder'])).toBe(true);
     // A claim key never carries record attributes, and a record never carries a holder.
     expect(can('dynamodb:PutItem', CLAIM, ['id', 'spec'])).toBe(false);
