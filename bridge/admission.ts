@@ -35,6 +35,11 @@ export interface Decider {
   decide(input: PolicyInput): Promise<PolicyDecision>;
 }
 
+/** Who holds a cluster target: the store's claims, so a second CR naming the same cluster is refused. */
+export interface ClaimLookup {
+  claimHolder(target: { region: string; clusterName: string }): Promise<string | undefined>;
+}
+
 export class AdmissionReviewError extends Error {
   override readonly name = 'AdmissionReviewError';
 }
@@ -75,7 +80,12 @@ const deny = (uid: string, message: string): AdmissionResponse => ({
   status: { code: 403, reason: 'Forbidden', message },
 });
 
-export async function admit(req: AdmissionRequest, engine: Decider, now: Date): Promise<AdmissionResponse> {
+export async function admit(
+  req: AdmissionRequest,
+  engine: Decider,
+  now: Date,
+  claims?: ClaimLookup,
+): Promise<AdmissionResponse> {
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return allow(req.uid);
   const obj = isObj(req.object) ? req.object : {};
   const meta = isObj(obj['metadata']) ? obj['metadata'] : {};
@@ -97,6 +107,14 @@ export async function admit(req: AdmissionRequest, engine: Decider, now: Date): 
     generation: typeof meta['generation'] === 'number' ? meta['generation'] : 1,
     deletionRequested: false,
   };
+  // The store's conditional claim is what guarantees one record per target; this only says so early.
+  // A lookup that fails does not deny: the mirror still refuses the write and says why on the CR.
+  const holder = await claims?.claimHolder(v.spec).catch(() => undefined);
+  if (holder && holder !== desired.id)
+    return deny(
+      req.uid,
+      `spec.clusterName: cluster ${v.spec.clusterName} in ${v.spec.region} is already managed by record ${holder}`,
+    );
   const observation = emptyObservation(now);
   const decision = await engine.decide(
     buildPolicyInput({

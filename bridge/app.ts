@@ -96,6 +96,7 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
     port: flags.webhookPort,
     host: flags.bindAddress,
     log,
+    claims: store,
   });
   const health = await startHealthServer({
     port: flags.healthPort,

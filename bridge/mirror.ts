@@ -10,8 +10,13 @@
  */
 import type { Condition } from '../lambdas/core/conditions.js';
 import { formatIssues, validateSpec } from '../lambdas/core/spec/validate.js';
-import { applyOutcome } from '../lambdas/core/status.js';
-import { ConflictError, RecordNotFoundError } from '../lambdas/store/errors.js';
+import { applyOutcome, type Outcome } from '../lambdas/core/status.js';
+import {
+  ConflictError,
+  RecordInvalidError,
+  RecordNotFoundError,
+  TargetClaimedError,
+} from '../lambdas/store/errors.js';
 import type { DesiredStateStore } from '../lambdas/store/types.js';
 import { FINALIZER } from './constants.js';
 import type { GenerationMap } from './generations.js';
@@ -90,13 +95,28 @@ export class Mirror {
       obj = await api.setFinalizers(obj, [...finalizers, FINALIZER]);
     }
     const v = validateSpec(obj.spec);
-    if (!v.ok) return this.invalid(key, obj, formatIssues(v.issues));
+    if (!v.ok) return this.refused(key, obj, { kind: 'SpecInvalid', message: formatIssues(v.issues) });
     // A cached object older than one already mirrored must not roll the record back.
     const latest = generations.latest(key, obj.metadata.uid);
     if (latest && latest.crGeneration > obj.metadata.generation) return 'stale';
-    const record = await store.get(key);
-    await this.before(key, 'spec');
-    const applied = await store.applySpec(key, v.spec, { expectedVersion: record?.version ?? 0 });
+    let applied: Awaited<ReturnType<typeof store.applySpec>>;
+    try {
+      const record = await store.get(key);
+      await this.before(key, 'spec');
+      applied = await store.applySpec(key, v.spec, { expectedVersion: record?.version ?? 0 });
+    } catch (err) {
+      // Only this CR is affected, and it says why; the rest of the fleet carries on.
+      if (err instanceof RecordInvalidError)
+        return this.refused(key, obj, { kind: 'RecordInvalid', message: err.reason });
+      if (err instanceof TargetClaimedError)
+        return this.refused(key, obj, {
+          kind: 'Impossible',
+          ownership: 'TargetClaimed',
+          message: err.message,
+          remediation: `Use a different clusterName, or delete record ${err.holder} first.`,
+        });
+      throw err;
+    }
     generations.note(key, obj.metadata.uid, {
       recordGeneration: applied.record.generation,
       crGeneration: obj.metadata.generation,
@@ -132,14 +152,14 @@ export class Mirror {
   }
 
   /** The webhook normally stops these; without it (or with failurePolicy Ignore) the CR says why. */
-  private async invalid(key: string, obj: CloudClusterObject, message: string): Promise<MirrorResult> {
+  private async refused(key: string, obj: CloudClusterObject, outcome: Outcome): Promise<MirrorResult> {
     const g = obj.metadata.generation;
     // The CR's own conditions are the previous state, so lastTransitionTime only moves on a flip.
     const conditions = Array.isArray(obj.status?.['conditions'])
       ? (obj.status['conditions'] as Condition[])
       : [];
     const prev = { conditions, observedGeneration: g, ready: false, synced: false, updatedAt: '' };
-    const status = applyOutcome(prev, { kind: 'SpecInvalid', message }, { generation: g, now: this.now() });
+    const status = applyOutcome(prev, outcome, { generation: g, now: this.now() });
     const next = crStatusFor(status, (x) => x);
     const patch = next && statusPatch(obj.status, next);
     if (patch) {

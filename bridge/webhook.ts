@@ -7,7 +7,14 @@ import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
-import { AdmissionReviewError, admit, type Decider, parseReview, reviewResponse } from './admission.js';
+import {
+  AdmissionReviewError,
+  admit,
+  type ClaimLookup,
+  type Decider,
+  parseReview,
+  reviewResponse,
+} from './admission.js';
 import { CERT_FILE, KEY_FILE, WEBHOOK_PATH } from './constants.js';
 import { describeError } from './retry.js';
 
@@ -45,6 +52,7 @@ export function admissionHandler(
   engine: Decider,
   log: (m: string) => void,
   clock: () => Date = () => new Date(),
+  claims?: ClaimLookup,
 ) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
@@ -52,7 +60,7 @@ export function admissionHandler(
     if (req.method !== 'POST') return send(res, 405, { message: 'POST an AdmissionReview' });
     try {
       const review = parseReview(JSON.parse(await readBody(req)));
-      const response = await admit(review, engine, clock());
+      const response = await admit(review, engine, clock(), claims);
       if (!response.allowed)
         log(`denied ${review.operation} ${review.namespace}/${review.name}: ${response.status?.message}`);
       send(res, 200, reviewResponse(response));
@@ -71,11 +79,13 @@ export async function startWebhook(opts: {
   log: (m: string) => void;
   /** Time-dependent policies read this; injected by tests. */
   clock?: () => Date;
+  /** Refuses a CR whose cluster another record holds. */
+  claims?: ClaimLookup;
 }): Promise<WebhookServer> {
   const certPath = join(opts.certDir, CERT_FILE);
   const keyPath = join(opts.certDir, KEY_FILE);
   const creds = () => ({ cert: readFileSync(certPath), key: readFileSync(keyPath) });
-  const handler = admissionHandler(opts.engine, opts.log, opts.clock);
+  const handler = admissionHandler(opts.engine, opts.log, opts.clock, opts.claims);
   const server = createServer({ ...creds(), minVersion: 'TLSv1.3' }, (req, res) => void handler(req, res));
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 /** Output helpers: tables, ages, and color only on a TTY unless --no-color. */
+import type { InvalidItem } from '../../lambdas/store/record.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
 
 export interface Output {
@@ -53,18 +54,27 @@ export const COLUMNS = [
   'AGE',
 ] as const;
 
+/** A malformed item's row: nothing in it can be trusted but its key; the reason follows the table. */
+export function invalidRow(item: InvalidItem): string[] {
+  return [item.id, ...COLUMNS.slice(1).map((c) => (c === 'READY' || c === 'SYNCED' ? 'false' : '-'))];
+}
+
 /** One `get` row; READY/SYNCED come from the status, which derives them from conditions. */
 export function row(r: ClusterRecord, now: Date): string[] {
   const s = r.status;
   const drifted = s?.conditions.find((c) => c.type === 'Drifted')?.status;
+  // The flag, except where its condition is Unknown (EKS could not be read): then say so.
+  const flag = (type: 'Ready' | 'Synced', value: boolean | undefined) =>
+    !s || s.conditions.find((c) => c.type === type)?.status === 'Unknown' ? 'Unknown' : String(value);
+  const region = (r.spec as { region?: unknown }).region;
   return [
     r.id,
-    r.spec.region,
+    typeof region === 'string' ? region : '-',
     s?.observed?.version ?? '-',
     s?.observed?.nodeCount === undefined ? '-' : String(s.observed.nodeCount),
     s?.observed?.instanceType ?? '-',
-    s ? String(s.ready) : 'Unknown',
-    s ? String(s.synced) : 'Unknown',
+    flag('Ready', s?.ready),
+    flag('Synced', s?.synced),
     drifted === 'True' ? 'yes' : drifted === 'False' ? 'no' : '-',
     s?.estimatedMonthlyCost === undefined ? '-' : `$${s.estimatedMonthlyCost.toFixed(2)}`,
     age(r.createdAt, now),

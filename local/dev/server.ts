@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listAll } from '../../lambdas/store/list.js';
+import { listAll, listItems } from '../../lambdas/store/list.js';
 import type { ControlPlane } from '../runtime/control-plane.js';
 import type { MetricRecorder } from './recorder.js';
 
@@ -85,11 +85,14 @@ export async function handle(d: DevServerDeps, req: IncomingMessage, res: Server
   if (!url) return send(res, 400, { message: 'malformed request URL' });
   if (req.method !== 'GET') return send(res, 405, { message: 'the dev API is read-only' });
   if (url.pathname === '/api/clusters') return send(res, 200, await listAll(d.cp.store));
+  if (url.pathname === '/api/invalid') return send(res, 200, (await listItems(d.cp.store)).invalid);
   if (url.pathname.startsWith('/api/clusters/')) {
     const id = decodeSegment(url.pathname.slice('/api/clusters/'.length));
     if (id === undefined) return send(res, 400, { message: 'malformed percent-encoding in the cluster id' });
-    const r = await d.cp.store.get(id);
-    return r ? send(res, 200, r) : send(res, 404, { message: `no cluster ${id}` });
+    const r = await d.cp.store.inspect(id);
+    if (r?.kind === 'record') return send(res, 200, r.record);
+    if (r?.kind === 'invalid') return send(res, 200, { id, recordInvalid: r.invalid.reason });
+    return send(res, 404, { message: `no cluster ${id}` });
   }
   if (url.pathname === '/api/metrics') return send(res, 200, await metricsSnapshot(d));
   if (url.pathname === '/api/health')

@@ -36,10 +36,11 @@ it('starts executions for spec and deletion changes only, from real stream recor
   await store.releaseLease(id, owner);
   await store.requestDeletion(id); // deletion requested
   await store.acquireLease(id, owner, 60_000);
-  await store.release(id, owner); // REMOVE
+  await store.release(id, owner, spec('streamed')); // REMOVE, then the claim's REMOVE
 
   const records = (await readStream(server, streamArn!)) as unknown as DynamoDBRecord[];
   expect(records.map((r) => r.eventName)).toEqual([
+    'INSERT', // the target claim, before the record
     'INSERT',
     'MODIFY',
     'MODIFY',
@@ -48,14 +49,18 @@ it('starts executions for spec and deletion changes only, from real stream recor
     'MODIFY',
     'MODIFY',
     'REMOVE',
+    'REMOVE',
   ]);
+  // Claim items carry no generation: on-change ignores them.
   expect(records.map((r) => changeOf(r)?.trigger ?? '-')).toEqual([
+    '-',
     'change',
     'change',
     '-',
     '-',
     '-',
     'delete',
+    '-',
     '-',
     '-',
   ]);
@@ -84,8 +89,8 @@ it('starts executions for spec and deletion changes only, from real stream recor
   // Lambda delivers a batch; a retried batch delivers the same records again: absorbed by name.
   const first = await onChange({ Records: records });
   const again = await onChange({ Records: records });
-  expect(first).toEqual({ started: 3, absorbed: 0, ignored: 5 });
-  expect(again).toEqual({ started: 0, absorbed: 3, ignored: 5 });
+  expect(first).toEqual({ started: 3, absorbed: 0, ignored: 7 });
+  expect(again).toEqual({ started: 0, absorbed: 3, ignored: 7 });
   expect(started.map((n) => n.replace(/^.*-(g\d+-\w+)$/, '$1'))).toEqual([
     'g1-change',
     'g2-change',

@@ -7,7 +7,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OWNER_TAG } from '../../lambdas/core/ownership.js';
+import { OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
 import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
 import { onDriftEvent } from '../../lambdas/handlers/triggers/drift-event.js';
 import { onChange } from '../../lambdas/handlers/triggers/on-change.js';
@@ -468,15 +468,31 @@ describe('pipeline scenarios', () => {
     ).toHaveLength(0);
   });
 
-  it('deletionPolicy Retain releases the record and touches nothing in EKS', async () => {
+  it('deletionPolicy Retain releases the record, only marks the cluster released, and a later adopt takes it over', async () => {
     const id = 'team/retain';
     await applyAndSettle(h, id, spec('retain', { deletionPolicy: 'Retain' }));
     await sim().resetCalls();
     await h.cp.store.requestDeletion(id);
     await h.cp.settle();
     expect(await h.cp.store.get(id)).toBeUndefined();
-    expect((await describeCluster('retain'))?.cluster.status).toBe('ACTIVE');
-    expect(mutating(await record('retain on deletion'))).toEqual({});
+    const kept = await describeCluster('retain');
+    expect(kept?.cluster.status).toBe('ACTIVE');
+    // IAM forbids removing the owner tag: the release is marked beside it, in a tag IAM permits.
+    expect(kept?.cluster.tags).toMatchObject({ [OWNER_TAG]: id, [RELEASED_TAG]: id });
+    expect(mutating(await record('retain on deletion'))).toEqual({ TagResource: 1 });
+
+    // Without adopt a new record refuses it; with adopt it takes it over and drops the marker.
+    const next = 'team/heir';
+    await applyAndSettle(h, next, spec('retain'));
+    expect(condition(await statusOf(h, next), 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'NotOwned',
+    });
+    await applyAndSettle(h, next, spec('retain', { adopt: true }));
+    const taken = await describeCluster('retain');
+    expect(taken?.cluster.tags?.[OWNER_TAG]).toBe(next);
+    expect(taken?.cluster.tags).not.toHaveProperty(RELEASED_TAG);
+    expect(await statusOf(h, next)).toMatchObject({ ready: true });
   });
 
   it('a permanent error -> bounded retries and a remediation hint', async () => {

@@ -1,7 +1,8 @@
 /**
  * drift-event: EventBridge delivers CloudTrail records of EKS API calls. A mutating call made by
  * anyone but CloudOrch's own role starts a reconcile of that cluster at once. The record is found
- * through the cluster's ownership tag (one DescribeCluster), so no index is needed.
+ * through the cluster's ownership tag (one DescribeCluster) or, when the tag is gone (someone
+ * removed it: exactly the change to report), through the target's claim.
  */
 import { OWNER_TAG, ownershipOf } from '../../core/ownership.js';
 import { deps } from '../deps.js';
@@ -19,7 +20,12 @@ export interface CloudTrailEksEvent {
       readonly arn?: string;
       readonly sessionContext?: { readonly sessionIssuer?: { readonly arn?: string } };
     };
-    readonly requestParameters?: { readonly name?: string; readonly clusterName?: string } | null;
+    readonly requestParameters?: {
+      readonly name?: string;
+      readonly clusterName?: string;
+      /** TagResource / UntagResource name the resource by ARN. */
+      readonly resourceArn?: string;
+    } | null;
   };
 }
 
@@ -29,6 +35,15 @@ export function callerOf(e: CloudTrailEksEvent): string | undefined {
   return e.detail.userIdentity?.sessionContext?.sessionIssuer?.arn ?? e.detail.userIdentity?.arn;
 }
 
+/** The cluster a call was about: by name, or from a cluster or node group ARN. */
+export function clusterNameOf(e: CloudTrailEksEvent): string | undefined {
+  const p = e.detail.requestParameters;
+  if (p?.name ?? p?.clusterName) return p?.name ?? p?.clusterName;
+  // arn:<partition>:eks:<region>:<account>:cluster/<name> or nodegroup/<cluster>/<group>/<uuid>
+  const m = p?.resourceArn?.match(/^arn:[^:]+:eks:[^:]*:[^:]*:(?:cluster|nodegroup)\/([^/]+)/);
+  return m?.[1];
+}
+
 export async function onDriftEvent(e: CloudTrailEksEvent): Promise<{ started: boolean; why: string }> {
   const { provider, executions, config, store, now } = deps();
   if (e.detail.eventSource !== 'eks.amazonaws.com' || !MUTATING.test(e.detail.eventName))
@@ -36,14 +51,19 @@ export async function onDriftEvent(e: CloudTrailEksEvent): Promise<{ started: bo
   const caller = callerOf(e);
   if (caller && config.ownRoleArns.includes(caller))
     return { started: false, why: 'made by CloudOrch itself' };
-  const clusterName = e.detail.requestParameters?.name ?? e.detail.requestParameters?.clusterName;
+  const clusterName = clusterNameOf(e);
   if (!clusterName) return { started: false, why: 'no cluster name in the event' };
-  const obs = await provider.observe({ clusterName, region: e.detail.awsRegion });
+  const target = { clusterName, region: e.detail.awsRegion };
+  const obs = await provider.observe(target);
   const owner = obs.cluster?.tags[OWNER_TAG];
-  if (!owner || !obs.cluster || ownershipOf(obs.cluster.tags, owner) !== 'owned')
-    return { started: false, why: 'cluster not managed by CloudOrch' };
-  const record = await store.get(owner);
-  if (!record) return { started: false, why: `no record ${owner}` };
+  const id =
+    owner && obs.cluster && ownershipOf(obs.cluster.tags, owner) === 'owned'
+      ? owner
+      : await store.claimHolder(target);
+  if (!id) return { started: false, why: 'cluster not managed by CloudOrch' };
+  const parsed = await store.inspect(id);
+  if (parsed?.kind !== 'record') return { started: false, why: `no record ${id}` };
+  const record = parsed.record;
   // One drift execution per cluster per minute absorbs bursts of CloudTrail events.
   const res = await executions.start(
     executionName(record.id, record.generation, 'drift', timeBucket(now(), 60)),

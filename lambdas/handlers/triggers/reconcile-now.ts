@@ -1,15 +1,47 @@
-/** "Reconcile now" for one cluster (CLI `cloudorch reconcile`). */
-import { RecordNotFoundError } from '../../store/errors.js';
-import { deps } from '../deps.js';
+/**
+ * "Reconcile now" for one cluster (CLI `cloudorch reconcile`). It says what it did: started an
+ * execution, or found one already running (and since when). A lease whose execution has ended does
+ * not count as running: the started execution takes it over.
+ */
+import { RecordInvalidError, RecordNotFoundError } from '../../store/errors.js';
+import type { DesiredStateStore } from '../../store/types.js';
+import { type Deps, deps } from '../deps.js';
 import { executionName } from '../execution-name.js';
 import { emit, METRIC } from '../telemetry.js';
 
-export async function reconcileNow(req: { id: string }): Promise<{ started: boolean; name: string }> {
+export type ReconcileNowResult =
+  | { readonly started: true; readonly name: string; readonly executionArn?: string }
+  | { readonly started: false; readonly running: string; readonly since?: string };
+
+export async function reconcileWith(
+  store: Pick<DesiredStateStore, 'inspect'>,
+  executions: Deps['executions'],
+  id: string,
+  now: Date,
+): Promise<ReconcileNowResult> {
+  const parsed = await store.inspect(id);
+  if (!parsed) throw new RecordNotFoundError(`no CloudCluster ${id}`);
+  // A malformed record still gets a run: it is what writes RecordInvalid on it.
+  const generation = parsed.kind === 'record' ? parsed.record.generation : 0;
+  if (parsed.kind === 'claim') throw new RecordInvalidError(id, 'a target claim, not a record');
+  const lease = parsed.kind === 'record' ? parsed.record.lease : undefined;
+  if (lease && lease.expiresAt > now.getTime()) {
+    const holder = lease.executionArn ? await executions.status(lease.executionArn) : undefined;
+    if (holder?.state !== 'ended')
+      return {
+        started: false,
+        running: lease.executionArn ?? lease.owner,
+        ...(holder?.state === 'running' && holder.startedAt ? { since: holder.startedAt } : {}),
+      };
+  }
+  const name = executionName(id, generation, 'manual', String(now.getTime()));
+  const res = await executions.start(name, { id, trigger: 'manual' });
+  if (!res.started) throw new Error(`execution ${name} already exists`);
+  emit(METRIC.ExecutionsStarted, 1, { Trigger: 'manual' });
+  return { started: true, name, ...(res.executionArn ? { executionArn: res.executionArn } : {}) };
+}
+
+export async function reconcileNow(req: { id: string }): Promise<ReconcileNowResult> {
   const { store, executions, now } = deps();
-  const record = await store.get(req.id);
-  if (!record) throw new RecordNotFoundError(`no CloudCluster ${req.id}`);
-  const name = executionName(record.id, record.generation, 'manual', String(now().getTime()));
-  const res = await executions.start(name, { id: record.id, trigger: 'manual' });
-  if (res.started) emit(METRIC.ExecutionsStarted, 1, { Trigger: 'manual' });
-  return { started: res.started, name };
+  return reconcileWith(store, executions, req.id, now());
 }

@@ -1,22 +1,58 @@
 /** `cloudorch describe`: conditions with reasons and hints, observed state, last plan, policy, history. */
+
+import { listItems } from '../../../lambdas/store/list.js';
+import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import type { Output } from '../format.js';
 import { age, paint } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
-import { listRecords } from './get.js';
+
+/** Who holds the lease, whether that execution still runs, and until when the lease is valid. */
+async function describeLease(
+  t: Target,
+  lease: NonNullable<ClusterRecord['lease']>,
+  now: Date,
+): Promise<string> {
+  const at = new Date(lease.expiresAt).toISOString();
+  const expiry = lease.expiresAt > now.getTime() ? `valid until ${at}` : `expired at ${at}`;
+  if (!lease.executionArn) return `${lease.owner} (${expiry})`;
+  const holder = await t.executions.status(lease.executionArn);
+  const state =
+    holder.state === 'running'
+      ? `running${holder.startedAt ? ` since ${holder.startedAt}` : ''}`
+      : `${holder.state}${holder.detail ? `: ${holder.detail}` : ''}`;
+  return `${lease.executionArn} (${state}; lease ${expiry})`;
+}
 
 export async function describeCommand(t: Target, o: Output, name: string): Promise<number> {
-  const r = (await listRecords(t)).find((x) => x.id === name || x.id.endsWith(`/${name}`));
+  const { records, invalid } = await listItems(t.store);
+  const r = records.find((x) => x.id === name || x.id.endsWith(`/${name}`));
+  const broken = invalid.find((x) => x.id === name || x.id.endsWith(`/${name}`));
+  if (!r && broken) {
+    o.out(`Name:          ${broken.id}`);
+    o.out(`Ready:         false    RecordInvalid: ${broken.reason}`);
+    o.out(
+      'Remediation:   The item was written to the table outside CloudOrch. Delete it and apply the CloudCluster again.',
+    );
+    return EXIT.ok;
+  }
   if (!r) {
     o.err(`error: cloudcluster ${name} not found`);
     return EXIT.error;
   }
   const now = new Date();
   const s = r.status;
+  const cond = (type: string, flag: boolean | undefined) =>
+    !s || s.conditions.find((c) => c.type === type)?.status === 'Unknown' ? 'Unknown' : String(flag);
   o.out(`Name:          ${r.id}`);
-  o.out(`Cluster:       ${r.spec.clusterName} (${r.spec.region})`);
+  o.out(`Cluster:       ${String(r.spec.clusterName)} (${String(r.spec.region)})`);
   o.out(`Generation:    ${r.generation}  (observed ${s?.observedGeneration ?? '-'})`);
-  o.out(`Ready:         ${s?.ready ?? 'Unknown'}    Synced: ${s?.synced ?? 'Unknown'}`);
+  o.out(`Ready:         ${cond('Ready', s?.ready)}    Synced: ${cond('Synced', s?.synced)}`);
+  o.out(`Lease:         ${r.lease ? await describeLease(t, r.lease, now) : 'free'}`);
+  if (r.failures && r.failures.generation === r.generation)
+    o.out(
+      `Backoff:       ${r.failures.count} failed run(s) in a row; the sweep retries after ${r.failures.retryAt}`,
+    );
   if (r.deletionRequestedAt)
     o.out(
       `Deleting:      requested ${age(r.deletionRequestedAt, now)} ago (deletionPolicy ${r.spec.deletionPolicy})`,
@@ -56,6 +92,8 @@ export async function describeCommand(t: Target, o: Output, name: string): Promi
   }
   o.out('History (newest last):');
   for (const h of (r.history ?? []).slice(-15))
-    o.out(`  ${h.at}  g${h.generation}  ${h.kind.padEnd(9)} ${h.summary}`);
+    o.out(
+      `  ${h.at}  g${h.generation}  ${h.kind.padEnd(9)} ${h.summary}${h.count ? ` (x${h.count}, last ${h.lastAt ?? h.at})` : ''}`,
+    );
   return EXIT.ok;
 }

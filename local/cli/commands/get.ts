@@ -1,17 +1,23 @@
 /** `cloudorch get`: the clusters with their status columns, once or watching (`-w`). */
 import { stringify } from 'yaml';
-import { listAll } from '../../../lambdas/store/list.js';
+import { type Listing, listAll, listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
-import { COLUMNS, type Output, row, table } from '../format.js';
+import { COLUMNS, invalidRow, type Output, row, table } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
 export const listRecords = (t: Target): Promise<ClusterRecord[]> => listAll(t.store);
 
-function render(records: ClusterRecord[], format: string, now: Date): string {
-  if (format === 'json') return JSON.stringify(records, null, 2);
-  if (format === 'yaml') return stringify(records).trimEnd();
-  return table([[...COLUMNS], ...records.map((r) => row(r, now))]).join('\n');
+const matches = (id: string, name: string) => id === name || id.endsWith(`/${name}`);
+
+/** Malformed items are listed with their reason, never hidden and never fatal to the listing. */
+function render({ records, invalid }: Listing, format: string, now: Date): string {
+  const broken = invalid.map((i) => ({ id: i.id, recordInvalid: i.reason }));
+  if (format === 'json') return JSON.stringify([...records, ...broken], null, 2);
+  if (format === 'yaml') return stringify([...records, ...broken]).trimEnd();
+  const lines = table([[...COLUMNS], ...records.map((r) => row(r, now)), ...invalid.map(invalidRow)]);
+  for (const i of invalid) lines.push(`${i.id}: RecordInvalid: ${i.reason}`);
+  return lines.join('\n');
 }
 
 export async function getCommand(
@@ -24,12 +30,16 @@ export async function getCommand(
     o.err(`error: -o must be table, json or yaml (got ${opts.output})`);
     return EXIT.error;
   }
-  const select = async () => {
-    const all = await listRecords(t);
-    return name ? all.filter((r) => r.id === name || r.id.endsWith(`/${name}`)) : all;
+  const select = async (): Promise<Listing> => {
+    const all = await listItems(t.store);
+    if (!name) return all;
+    return {
+      records: all.records.filter((r) => matches(r.id, name)),
+      invalid: all.invalid.filter((i) => matches(i.id, name)),
+    };
   };
   const first = await select();
-  if (name && first.length === 0) {
+  if (name && first.records.length === 0 && first.invalid.length === 0) {
     o.err(`error: cloudcluster ${name} not found`);
     return EXIT.error;
   }

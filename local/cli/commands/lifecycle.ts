@@ -1,6 +1,6 @@
 /** `cloudorch delete` and `cloudorch reconcile`. */
-import { shortHash } from '../../../lambdas/core/plan/tokens.js';
-import { executionName } from '../../../lambdas/handlers/execution-name.js';
+import { reconcileWith } from '../../../lambdas/handlers/triggers/reconcile-now.js';
+import { listItems } from '../../../lambdas/store/list.js';
 import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
@@ -22,17 +22,20 @@ export async function deleteCommand(t: Target, o: Output, name: string): Promise
   return EXIT.ok;
 }
 
+/** Says what it did; exit 0 only when an execution runs for the cluster (started now, or already). */
 export async function reconcileCommand(t: Target, o: Output, name: string): Promise<number> {
-  const r = await find(t, o, name);
-  if (!r) return EXIT.error;
-  const res = await t.executions.start(
-    executionName(r.id, r.generation, 'manual', shortHash([String(Date.now())], 6)),
-    { id: r.id, trigger: 'manual' },
-  );
+  const { records, invalid } = await listItems(t.store);
+  const ids = [...records.map((r) => r.id), ...invalid.filter((i) => i.usable).map((i) => i.id)];
+  const id = ids.find((x) => x === name || x.endsWith(`/${name}`));
+  if (!id) {
+    o.err(`error: cloudcluster ${name} not found`);
+    return EXIT.error;
+  }
+  const res = await reconcileWith(t.store, t.executions, id, new Date());
   o.out(
     res.started
-      ? `cloudcluster/${r.id} reconcile started${res.executionArn ? ` (${res.executionArn})` : ''}`
-      : `cloudcluster/${r.id} a reconcile is already running`,
+      ? `cloudcluster/${id} started execution ${res.executionArn ?? res.name}`
+      : `cloudcluster/${id} execution ${res.running} already running${res.since ? ` since ${res.since}` : ''}`,
   );
   return EXIT.ok;
 }

@@ -3,7 +3,7 @@
  * is scheduled only after the previous one finished, so a slow server is never flooded.
  */
 import { renderDetails, renderTable } from './clusters.js';
-import { clock, fill } from './dom.js';
+import { clock, fill, h } from './dom.js';
 import {
   conditionsPanel,
   driftPanel,
@@ -65,12 +65,32 @@ function render() {
   fill($('panel-conditions-body'), conditionsPanel(records));
 }
 
+/** Items that do not parse as records: listed with why, never hidden, never breaking the page. */
+function renderInvalid(items) {
+  const box = $('clusters-invalid');
+  box.hidden = items.length === 0;
+  fill(
+    box,
+    ...(items.length === 0
+      ? []
+      : [
+          h('strong', {}, `${items.length} malformed record${items.length === 1 ? '' : 's'} (skipped):`),
+          h('ul', {}, ...items.map((i) => h('li', {}, h('code', {}, i.id), `: ${i.reason}`))),
+        ]),
+  );
+}
+
 async function poll() {
   try {
-    const [records, metrics] = await Promise.all([getJson('/api/clusters'), getJson('/api/metrics')]);
+    const [records, metrics, invalid] = await Promise.all([
+      getJson('/api/clusters'),
+      getJson('/api/metrics'),
+      getJson('/api/invalid'),
+    ]);
     state.records = records;
     state.metrics = metrics;
     render();
+    renderInvalid(invalid);
     $('conn').textContent =
       `Live: updated ${clock(metrics.now)}, dev running since ${clock(metrics.startedAt)}.`;
     $('conn').className = 'live';
