@@ -43,7 +43,7 @@ export const KEY_ATTRIBUTE = 'id';
 
 /**
  * Target claims live in the same table: key `claim#<account>#<region>#<clusterName>` (account
- * `default` for the stack's own), `holder` the record id, `claimedAt`. Record ids never start so.
+ * `default` for the stack's own), `holder` the record id, `claimedAt`. Record ids never contain `#`.
  */
 export const CLAIM_KEY_PREFIX = 'claim#';
 export const CLAIM_ATTRIBUTES = [KEY_ATTRIBUTE, 'holder', 'claimedAt'] as const;
