@@ -30,13 +30,14 @@
  *   cannot require a condition expression, so "only the holder replaces or deletes its claim" is the
  *   store's rule.
  */
-import { Aws, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Aws, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
 import { resourceFinding } from './nag.js';
+import { reconcileStateMachineName } from './state-machine.js';
 
 /** The table's partition key: fine-grained DynamoDB conditions must always allow it. */
 export const KEY_ATTRIBUTE = 'id';
@@ -340,5 +341,28 @@ export function statementsFor(
           resources: [t.stateMachine.stateMachineArn],
         }),
       ];
+    case 'sfn:describe':
+      return [
+        new iam.PolicyStatement({
+          sid: 'DescribeReconcileExecutions',
+          actions: ['states:DescribeExecution'],
+          resources: [reconcileExecutionsArn(scope)],
+        }),
+      ];
   }
 }
+
+/** Every execution of the Reconcile state machine (execution names are made at run time). */
+export function reconcileExecutionsArn(stack: Stack): string {
+  return stack.formatArn({
+    service: 'states',
+    resource: 'execution',
+    resourceName: `${reconcileStateMachineName(stack)}:*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}
+
+export const EXECUTIONS_WILDCARD_REASON =
+  'A lease names the execution holding it; whoever finds a lease asks whether that execution still ' +
+  'runs. Execution names are made at run time, so the statement names every execution of the one ' +
+  'Reconcile state machine, read-only.';

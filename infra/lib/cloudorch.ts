@@ -15,9 +15,16 @@ import { ENV } from '../../lambdas/handlers/env-deps.js';
 import { POLICY_ENV } from '../../lambdas/policy/index.js';
 import type { DefinitionOptions } from '../../lambdas/statemachine/definition.js';
 import { BridgeRole, type BridgeRoleProps } from './bridge-role.js';
-import { EKS_WILDCARD_REASON, eksWildcardFindings, statementsFor } from './capabilities.js';
+import {
+  EKS_WILDCARD_REASON,
+  EXECUTIONS_WILDCARD_REASON,
+  eksWildcardFindings,
+  reconcileExecutionsArn,
+  statementsFor,
+} from './capabilities.js';
 import { EksRoles } from './eks-roles.js';
 import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
+import { resourceFinding } from './nag.js';
 import { Observability, SERVICE } from './observability.js';
 import { PolicyBundle } from './policy-bundle.js';
 import { ReconcileStateMachine } from './state-machine.js';
@@ -148,6 +155,11 @@ export class CloudOrch extends Construct {
           ...eksWildcardFindings(Stack.of(this)).map((id) => ({ id, reason: EKS_WILDCARD_REASON })),
         );
       }
+      if (caps.includes('sfn:describe'))
+        Validations.of(fns.roles[key]).acknowledge({
+          id: resourceFinding(this, 'AwsSolutions-IAM5', reconcileExecutionsArn(Stack.of(this))),
+          reason: EXECUTIONS_WILDCARD_REASON,
+        });
       if (caps.includes('sfn:start'))
         f[key].addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
       if (caps.includes('policy:read')) {

@@ -2,7 +2,7 @@
  * The Reconcile state machine, deployed from the pipeline's own definition string (the same one the
  * local runner executes) with the function ARNs filled in by definitionSubstitutions.
  */
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -36,6 +36,10 @@ export class ReconcileStateMachine extends Construct {
     });
     const keys = Object.keys(STEP_FUNCTIONS) as StepFunctionKey[];
     this.stateMachine = new sfn.StateMachine(this, 'Reconcile', {
+      // A known name: the functions that ask about executions (a lease names one) are granted
+      // DescribeExecution on this machine's executions without depending on the machine itself,
+      // which depends on them (a cycle otherwise).
+      stateMachineName: reconcileStateMachineName(Stack.of(this)),
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromString(
         definitionString(props.definitionOptions ?? DEFAULT_DEFINITION_OPTIONS),
@@ -61,4 +65,9 @@ export class ReconcileStateMachine extends Construct {
         'permissions (AWS documents Resource "*" for both); no other action has a wildcard.',
     });
   }
+}
+
+/** The Reconcile state machine's name: one per stack. */
+export function reconcileStateMachineName(stack: Stack): string {
+  return `${stack.stackName}-Reconcile`;
 }

@@ -20,6 +20,8 @@ export type Capability =
   | 'policy:read'
   /** Start Reconcile executions. */
   | 'sfn:start'
+  /** DescribeExecution of Reconcile executions: is the execution a lease names still running? */
+  | 'sfn:describe'
   /** Read the desired-state table's stream. */
   | 'table:stream';
 
@@ -39,7 +41,7 @@ export const FUNCTIONS = {
     entry: 'lease.ts',
     step: 'lease',
     description: 'Acquire and release the per-cluster lease',
-    capabilities: ['table:read', 'table:reconcile'],
+    capabilities: ['table:read', 'table:reconcile', 'sfn:describe'],
     timeoutSeconds: 10,
     memoryMb: 256,
   },
@@ -101,7 +103,7 @@ export const FUNCTIONS = {
   sweep: {
     entry: 'sweep.ts',
     description: 'Scheduled sweep: observe, plan, start only where there is work',
-    capabilities: ['table:read', 'eks:read', 'sfn:start'],
+    capabilities: ['table:read', 'eks:read', 'sfn:start', 'sfn:describe'],
     timeoutSeconds: 900,
     memoryMb: 1024,
   },
@@ -115,7 +117,7 @@ export const FUNCTIONS = {
   reconcileNow: {
     entry: 'reconcile-now.ts',
     description: 'Reconcile one cluster now',
-    capabilities: ['table:read', 'sfn:start'],
+    capabilities: ['table:read', 'sfn:start', 'sfn:describe'],
     timeoutSeconds: 10,
     memoryMb: 256,
   },

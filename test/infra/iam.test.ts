@@ -38,6 +38,8 @@ const EKS_WRITE = [
   'eks:UntagResource',
 ];
 const START = ['states:StartExecution'];
+// Whoever finds a lease asks whether the execution it names still runs.
+const DESCRIBE = ['states:DescribeExecution'];
 // Lambda's failure destinations are granted with grantSendMessages (URL and attributes included).
 const DLQ = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
 const STREAM = [
@@ -49,7 +51,7 @@ const STREAM = [
 
 const EXPECTED: Record<FunctionKey, string[]> = {
   // A refused acquire reads the record to name the holder.
-  lease: [...LOGS, ...READ, 'dynamodb:UpdateItem'],
+  lease: [...LOGS, ...READ, 'dynamodb:UpdateItem', ...DESCRIBE],
   // Claims the target of a record written before claims existed.
   observe: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:PutItem', ...EKS_READ],
   plan: [...LOGS],
@@ -58,9 +60,9 @@ const EXPECTED: Record<FunctionKey, string[]> = {
   writeStatus: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   classifyError: [...LOGS],
   onChange: [...LOGS, ...STREAM, ...START, ...DLQ],
-  sweep: [...LOGS, ...READ, ...EKS_READ, ...START, ...DLQ],
+  sweep: [...LOGS, ...READ, ...EKS_READ, ...START, ...DESCRIBE, ...DLQ],
   driftEvent: [...LOGS, ...READ, ...EKS_READ, ...START, ...DLQ],
-  reconcileNow: [...LOGS, ...READ, ...START],
+  reconcileNow: [...LOGS, ...READ, ...START, ...DESCRIBE],
 };
 
 /** Spec-writer attributes: no reconciler function may ever write them. */
@@ -102,6 +104,15 @@ describe('function roles', () => {
       }
       const roleId = logicalId(s, s.stack.cloudorch.functions[key].role as never);
       expect(resource(s, roleId).Properties['ManagedPolicyArns']).toBeUndefined();
+    }
+  });
+
+  it('lease, sweep and reconcile-now may only describe executions of the Reconcile state machine', () => {
+    for (const key of ['lease', 'sweep', 'reconcileNow'] as const) {
+      const [st, ...more] = withAction(key, 'states:DescribeExecution');
+      expect(more).toHaveLength(0);
+      expect(actionsOf(st!)).toEqual(['states:DescribeExecution']);
+      expect(JSON.stringify(st!.Resource)).toMatch(/:execution:CloudOrch-Reconcile:\*/);
     }
   });
 
