@@ -7,7 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -317,8 +322,39 @@ describe('cloudorch against cloudorch dev', () => {
     expect(desc.stdout).toMatch(/Ready\s+True\s+Reconciled/);
   });
 
+  it('a malformed item written straight to the table is listed with its reason; the fleet still shows', async () => {
+    const sdk = new DynamoDBClient({
+      endpoint: devEndpoints().dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const Key = { id: { S: 'team-x/broken' } };
+    try {
+      await sdk.send(
+        new PutItemCommand({
+          TableName: 'cloudorch-desired-state',
+          Item: { ...Key, spec: { S: 'hello' }, status: { M: { conditions: { S: 'nope' } } } },
+        }),
+      );
+      const g = await cloudorch(['get']);
+      expect(g.code, g.stderr).toBe(0);
+      expect(g.stdout).toMatch(/team-payments\/dev-small/);
+      expect(g.stdout).toMatch(/team-x\/broken: RecordInvalid: .*spec/);
+      const d = await cloudorch(['describe', 'broken']);
+      expect(d.code, d.stderr).toBe(0);
+      expect(d.stdout).toMatch(/RecordInvalid/);
+      // describe names who holds the lease (free here: nothing runs for dev-small now).
+      expect((await cloudorch(['describe', 'dev-small'])).stdout).toMatch(/^Lease:\s+free$/m);
+    } finally {
+      await sdk.send(new DeleteItemCommand({ TableName: 'cloudorch-desired-state', Key }));
+      sdk.destroy();
+    }
+  });
+
   it('reconcile starts an execution; delete removes the cluster and then the record', async () => {
-    expect((await cloudorch(['reconcile', 'dev-small'])).stdout).toMatch(/reconcile started/);
+    expect((await cloudorch(['reconcile', 'dev-small'])).stdout).toMatch(
+      /dev-small started execution arn:aws:states:[^:]+:\d+:execution:/,
+    );
     const del = await cloudorch(['delete', 'dev-small']);
     expect(del.stdout).toMatch(/deletion requested \(deletionPolicy Delete/);
     await until('record released', async () => ((await records()).length === 0 ? true : undefined));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Health } from '../../lambdas/core/health.js';
-import { OWNER_TAG, ownershipTags } from '../../lambdas/core/ownership.js';
+import { OWNER_TAG, ownershipTags, RELEASED_TAG } from '../../lambdas/core/ownership.js';
 import { detectDrift, FIELD_TABLE } from '../../lambdas/core/plan/fields.js';
 import { desiredNodegroup } from '../../lambdas/core/plan/nodegroup.js';
 import { describeOperation, firstAction, plan } from '../../lambdas/core/plan/plan.js';
@@ -212,9 +212,16 @@ const CASES: Case[] = [
     expect: (ops) => expect(kinds(ops)).toEqual(['DeleteNodegroup', 'DeleteCluster']),
   },
   {
-    why: 'deletion with Retain touches nothing in EKS',
+    why: 'deletion with Retain only marks the cluster released (IAM forbids removing the owner tag)',
     d: desired({ deletionPolicy: 'Retain' }, { deletionRequested: true }),
     o: converged(s131),
+    expect: (ops) =>
+      expect(ops).toEqual([expect.objectContaining({ kind: 'TagResource', tags: { [RELEASED_TAG]: ID } })]),
+  },
+  {
+    why: 'deletion with Retain of a cluster already marked released needs nothing more',
+    d: desired({ deletionPolicy: 'Retain' }, { deletionRequested: true }),
+    o: observation(cluster({ tags: { ...ownershipTags(ID), [RELEASED_TAG]: ID } }), []),
     expect: (ops) => expect(ops).toEqual([]),
   },
   {
@@ -222,6 +229,40 @@ const CASES: Case[] = [
     d: desired({ deletionPolicy: 'Delete' }, { deletionRequested: true }),
     o: observation(cluster({ tags: {} }), []),
     expect: (ops) => expect(kinds(ops)).toEqual(['Impossible']),
+  },
+  {
+    why: 'deletion never touches an unowned cluster, even with adopt: true (the claim never happened)',
+    d: desired({ deletionPolicy: 'Delete', adopt: true }, { deletionRequested: true }),
+    o: observation(cluster({ tags: {} }), []),
+    expect: (ops) =>
+      expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', ownership: 'NotOwned' })]),
+  },
+  {
+    why: 'a released cluster is not taken without adopt',
+    d: desired(),
+    o: observation(cluster({ tags: { ...ownershipTags('old/record'), [RELEASED_TAG]: 'old/record' } }), []),
+    expect: (ops) =>
+      expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', ownership: 'NotOwned' })]),
+  },
+  {
+    why: 'a released cluster is claimed with adopt: the ownership tags first',
+    d: desired({ adopt: true }),
+    o: observation(cluster({ tags: { ...ownershipTags('old/record'), [RELEASED_TAG]: 'old/record' } }), []),
+    expect: (ops) => expect(ops[0]).toMatchObject({ kind: 'TagResource', tags: ownershipTags(ID) }),
+  },
+  {
+    why: 'a cluster that was ours and lost its owner tag is OwnershipLost, not silently re-claimed',
+    d: desired({}, { ownedArn: cluster().arn }),
+    o: observation(cluster({ tags: { team: 'platform' } }), []),
+    expect: (ops) =>
+      expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', ownership: 'OwnershipLost' })]),
+  },
+  {
+    why: 'a target another record holds is never touched, not even created',
+    d: desired({}, { claimedBy: 'other/record' }),
+    o: converged(s131),
+    expect: (ops) =>
+      expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', ownership: 'TargetClaimed' })]),
   },
   {
     why: 'deletion waits for a node group that is still deleting',

@@ -1,0 +1,118 @@
+/**
+ * The record parser every reader goes through, and the history folding of the status writer. Each
+ * malformed case is one a hostile or buggy writer can put straight into the table.
+ */
+import { describe, expect, it } from 'vitest';
+import { claimId } from '../../lambdas/store/claims.js';
+import { foldHistory } from '../../lambdas/store/history.js';
+import { parseItem } from '../../lambdas/store/record.js';
+import { HISTORY_LIMIT, type HistoryEntry } from '../../lambdas/store/types.js';
+import { convergedStatus, spec } from './support.js';
+
+const good = {
+  id: 'team/x',
+  spec: spec(),
+  specHash: 'h',
+  generation: 2,
+  version: 2,
+  createdAt: '2026-11-30T00:00:00Z',
+};
+
+describe('parseItem', () => {
+  it('accepts a record, keeps attributes a newer writer added, and tells claims apart', () => {
+    expect(parseItem({ ...good, status: convergedStatus(2), future: 1 })).toMatchObject({
+      kind: 'record',
+      record: { id: 'team/x', future: 1 },
+    });
+    expect(parseItem({ id: claimId({ region: 'us-east-1', clusterName: 'x' }), holder: 'team/x' })).toEqual({
+      kind: 'claim',
+    });
+  });
+
+  it.each([
+    { why: 'no generation', item: { ...good, generation: undefined }, field: /generation/ },
+    { why: 'generation a string', item: { ...good, generation: '2' }, field: /generation/ },
+    { why: 'generation zero', item: { ...good, generation: 0 }, field: /generation/ },
+    { why: 'spec a string', item: { ...good, spec: 'hello' }, field: /spec/ },
+    {
+      why: 'conditions not a list',
+      item: { ...good, status: { ...convergedStatus(2), conditions: 'x' } },
+      field: /status\.conditions/,
+    },
+    {
+      why: 'a condition without a status',
+      item: { ...good, status: { ...convergedStatus(2), conditions: [{ type: 'Ready' }] } },
+      field: /status\.conditions\.0/,
+    },
+    { why: 'lease a string', item: { ...good, lease: 'mine' }, field: /lease/ },
+    {
+      why: 'lease expiry a string',
+      item: { ...good, lease: { owner: 'e', expiresAt: 'soon' } },
+      field: /lease\.expiresAt/,
+    },
+    { why: 'history not a list', item: { ...good, history: 'none' }, field: /history/ },
+    { why: 'no specHash', item: { ...good, specHash: undefined }, field: /specHash/ },
+    {
+      why: 'failures without a retry time',
+      item: { ...good, failures: { generation: 2, count: 1, lastAt: 'x' } },
+      field: /failures\.retryAt/,
+    },
+  ])('reports $why, naming the attribute', ({ item, field }) => {
+    const p = parseItem(item);
+    expect(p.kind).toBe('invalid');
+    if (p.kind !== 'invalid') return;
+    expect(p.invalid).toMatchObject({ id: 'team/x', usable: true, marked: false });
+    expect(p.invalid.reason).toMatch(field);
+  });
+
+  it('an id that is not <namespace>/<name> is not usable: no run is started for it', () => {
+    const p = parseItem({ ...good, id: 'hello' });
+    expect(p).toMatchObject({ kind: 'invalid', invalid: { id: 'hello', usable: false } });
+  });
+
+  it('knows when a RecordInvalid condition was already written', () => {
+    const status = {
+      ...convergedStatus(0),
+      conditions: [{ ...convergedStatus(0).conditions[0]!, status: 'False', reason: 'RecordInvalid' }],
+    };
+    const p = parseItem({ ...good, generation: undefined, status });
+    expect(p).toMatchObject({ kind: 'invalid', invalid: { marked: true } });
+  });
+});
+
+describe('foldHistory', () => {
+  const entry = (summary: string, at: string, kind: HistoryEntry['kind'] = 'error'): HistoryEntry => ({
+    at,
+    kind,
+    generation: 3,
+    summary,
+  });
+  const run = (at: string) => [
+    entry('plan x', at, 'plan'),
+    entry('denied', at),
+    entry('PolicyDenied', at, 'status'),
+  ];
+
+  it('folds a run identical to the previous one into it, with a count and the last time', () => {
+    let h = foldHistory([], run('t1'));
+    h = foldHistory(h, run('t2'));
+    h = foldHistory(h, run('t3'));
+    expect(h).toHaveLength(3);
+    expect(h.map((e) => [e.count, e.at, e.lastAt])).toEqual([
+      [3, 't1', 't3'],
+      [3, 't1', 't3'],
+      [3, 't1', 't3'],
+    ]);
+  });
+
+  it('keeps different entries apart, folds consecutive repeats within a batch, and stays bounded', () => {
+    const h = foldHistory([entry('a', 't1')], [entry('b', 't2'), entry('b', 't3'), entry('a', 't4')]);
+    expect(h.map((e) => [e.summary, e.count ?? 1])).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['a', 1],
+    ]);
+    const many = Array.from({ length: 80 }, (_, i) => entry(`e${i}`, `t${i}`));
+    expect(foldHistory([], many)).toHaveLength(HISTORY_LIMIT);
+  });
+});
