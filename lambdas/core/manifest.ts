@@ -5,6 +5,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { CloudClusterSpec } from './spec/schema.js';
 import { formatPath, reservedKeyMessage, reservedKeyPaths, validateSpec } from './spec/validate.js';
+import { describeTarget } from './target.js';
 
 export const API_VERSION = 'compute.cloudorch.io/v1';
 export const KIND = 'CloudCluster';
@@ -94,6 +95,27 @@ export function duplicateIds(manifests: readonly CloudClusterManifest[]): Manife
         source: m.source,
         field: 'metadata.name',
         message: `${m.source}: metadata.name: ${m.id} is defined twice (first in ${earlier})`,
+      });
+  }
+  return issues;
+}
+
+/**
+ * Two manifests of one apply naming the same cluster: refused before anything is written (the store
+ * would refuse the second after the first was written).
+ */
+export function duplicateTargets(manifests: readonly CloudClusterManifest[]): ManifestIssue[] {
+  const first = new Map<string, CloudClusterManifest>();
+  const issues: ManifestIssue[] = [];
+  for (const m of manifests) {
+    const key = describeTarget(m.spec);
+    const earlier = first.get(key);
+    if (earlier === undefined) first.set(key, m);
+    else if (earlier.id !== m.id)
+      issues.push({
+        source: m.source,
+        field: 'spec.clusterName',
+        message: `${m.source}: spec.clusterName: cluster ${m.spec.clusterName} in ${m.spec.region} is also named by ${earlier.id} (${earlier.source}); one record per cluster`,
       });
   }
   return issues;

@@ -4,16 +4,11 @@
  * with a conditional put, so two concurrent applies naming one target cannot both win. Record ids
  * (`<namespace>/<name>`) never contain `#`, so claim keys and record keys cannot collide.
  */
+import { DEFAULT_ACCOUNT, type Target } from '../core/target.js';
 
-/** The stack's own account: targets without an explicit account live there. */
-export const DEFAULT_ACCOUNT = 'default';
+export { describeTarget, type Target } from '../core/target.js';
+
 const PREFIX = 'claim#';
-
-export interface Target {
-  readonly account?: string;
-  readonly region: string;
-  readonly clusterName: string;
-}
 
 export function claimId(t: Target): string {
   return `${PREFIX}${t.account ?? DEFAULT_ACCOUNT}#${t.region}#${t.clusterName}`;
@@ -21,10 +16,6 @@ export function claimId(t: Target): string {
 
 export function isClaimId(id: string): boolean {
   return id.startsWith(PREFIX);
-}
-
-export function describeTarget(t: Target): string {
-  return `${t.account ?? DEFAULT_ACCOUNT}/${t.region}/${t.clusterName}`;
 }
 
 /** The claim item's attributes besides `id`. */

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import {
   type CloudClusterManifest,
   duplicateIds,
+  duplicateTargets,
   type ManifestIssue,
   parseManifests,
 } from '../../lambdas/core/manifest.js';
@@ -25,8 +26,8 @@ async function expand(path: string): Promise<string[]> {
 }
 
 /**
- * Every document of every file, validated; an id defined in two places (two documents, two files)
- * is an issue naming both, so that one apply never writes the same record twice.
+ * Every document of every file, validated; an id defined in two places (two documents, two files),
+ * or a cluster named by two records, is an issue naming both, so one apply never writes twice.
  */
 export async function loadManifests(
   paths: readonly string[],
@@ -46,6 +47,6 @@ export async function loadManifests(
       else issues.push(...r.issues);
     }
   }
-  issues.push(...duplicateIds(manifests));
+  issues.push(...duplicateIds(manifests), ...duplicateTargets(manifests));
   return { manifests, issues };
 }

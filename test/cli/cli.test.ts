@@ -322,6 +322,19 @@ describe('cloudorch against cloudorch dev', () => {
     expect(desc.stdout).toMatch(/Ready\s+True\s+Reconciled/);
   });
 
+  it('apply refuses a record naming a cluster another record holds, naming it, and writes nothing', async () => {
+    const other = join(dir, 'other-team.yaml');
+    writeFileSync(
+      other,
+      readFileSync(EXAMPLE, 'utf8').replace('namespace: team-payments', 'namespace: team-other'),
+    );
+    const r = await cloudorch(['apply', '-f', other]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/already managed by record team-payments\/dev-small/);
+    expect(r.stderr).toMatch(/nothing was applied/);
+    expect((await records()).map((x) => x.id)).not.toContain('team-other/dev-small');
+  });
+
   it('a malformed item written straight to the table is listed with its reason; the fleet still shows', async () => {
     const sdk = new DynamoDBClient({
       endpoint: devEndpoints().dynamodb,

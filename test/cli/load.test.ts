@@ -12,7 +12,13 @@ describe('loadManifests', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cloudorch-load-'));
     writeFileSync(join(dir, 'a.yaml'), EXAMPLE);
     writeFileSync(join(dir, 'b.yaml'), EXAMPLE.replace('nodeCount: 2', 'nodeCount: 3'));
-    writeFileSync(join(dir, 'c.yaml'), EXAMPLE.replace('name: dev-small', 'name: other'));
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      EXAMPLE.replace('name: dev-small', 'name: other').replace(
+        'clusterName: payments-dev',
+        'clusterName: other-dev',
+      ),
+    );
     const { issues } = await loadManifests([dir]);
     expect(issues.map((i) => i.message)).toEqual([
       `${join(dir, 'b.yaml')}#1: metadata.name: team-payments/dev-small is defined twice (first in ${join(dir, 'a.yaml')}#1)`,
@@ -42,11 +48,25 @@ describe('loadManifests', () => {
         },
       }),
     );
-    writeFileSync(three, `${EXAMPLE.replace('name: dev-small', 'name: x')}\n---\n${EXAMPLE}`);
+    const x = EXAMPLE.replace('name: dev-small', 'name: x').replace(
+      'clusterName: payments-dev',
+      'clusterName: x-dev',
+    );
+    writeFileSync(three, `${x}\n---\n${EXAMPLE}`);
     const { issues } = await loadManifests([one, join(dir, 'more'), three]);
     expect(issues.map((i) => i.message)).toEqual([
       `${two}#1: metadata.name: team-payments/dev-small is defined twice (first in ${one}#1)`,
       `${three}#2: metadata.name: team-payments/dev-small is defined twice (first in ${one}#1)`,
+    ]);
+  });
+
+  it('rejects two records naming the same cluster in one apply, naming both', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudorch-load-'));
+    writeFileSync(join(dir, 'a.yaml'), EXAMPLE);
+    writeFileSync(join(dir, 'b.yaml'), EXAMPLE.replace('namespace: team-payments', 'namespace: team-other'));
+    const { issues } = await loadManifests([dir]);
+    expect(issues.map((i) => i.message)).toEqual([
+      `${join(dir, 'b.yaml')}#1: spec.clusterName: cluster payments-dev in us-east-1 is also named by team-payments/dev-small (${join(dir, 'a.yaml')}#1); one record per cluster`,
     ]);
   });
 

@@ -1,5 +1,9 @@
 /** `cloudorch apply -f`: validate every document first; write nothing unless all are valid. */
-import { DeletionInProgressError } from '../../../lambdas/store/errors.js';
+import {
+  DeletionInProgressError,
+  RecordInvalidError,
+  TargetClaimedError,
+} from '../../../lambdas/store/errors.js';
 import type { Output } from '../format.js';
 import { loadManifests } from '../load.js';
 import type { Target } from '../target.js';
@@ -16,6 +20,21 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
     o.err('error: no CloudCluster documents found');
     return EXIT.error;
   }
+  // A cluster another record already holds is refused before anything is written (the store's
+  // conditional claim still decides a race with a concurrent writer).
+  const taken: string[] = [];
+  for (const m of manifests) {
+    const holder = await t.store.claimHolder(m.spec);
+    if (holder && holder !== m.id)
+      taken.push(
+        `error: ${m.source}: spec.clusterName: cluster ${m.spec.clusterName} in ${m.spec.region} is already managed by record ${holder}`,
+      );
+  }
+  if (taken.length > 0) {
+    for (const line of taken) o.err(line);
+    o.err('nothing was applied');
+    return EXIT.error;
+  }
   let failed = false;
   for (const m of manifests) {
     try {
@@ -26,6 +45,9 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
     } catch (err) {
       if (err instanceof DeletionInProgressError) {
         o.err(`error: cloudcluster/${m.id} is being deleted; apply it again once it is gone`);
+        failed = true;
+      } else if (err instanceof TargetClaimedError || err instanceof RecordInvalidError) {
+        o.err(`error: cloudcluster/${m.id}: ${err.message}`);
         failed = true;
       } else throw err;
     }

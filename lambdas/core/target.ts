@@ -1,0 +1,16 @@
+/**
+ * A cluster target: (account, region, clusterName) names one EKS cluster, and belongs to exactly one
+ * record. Targets without an account live in the stack's own account.
+ */
+export const DEFAULT_ACCOUNT = 'default';
+
+export interface Target {
+  readonly account?: string;
+  readonly region: string;
+  readonly clusterName: string;
+}
+
+/** `account/region/clusterName`: how a target is named in messages and compared. */
+export function describeTarget(t: Target): string {
+  return `${t.account ?? DEFAULT_ACCOUNT}/${t.region}/${t.clusterName}`;
+}
