@@ -189,6 +189,21 @@ describe('mirror', () => {
     );
   });
 
+  it('a CR naming a cluster another record manages is refused on the CR, naming it; no record is written', async () => {
+    // alpha holds cluster team-a; twin names it too (the webhook refuses this up front when registered).
+    await createCr('twin', validSpec());
+    const cr = await waitFor('TargetClaimed on the CR', async () => {
+      const c = await getCr('twin');
+      return c?.status?.conditions?.some((x) => x.reason === 'TargetClaimed') ? c : undefined;
+    });
+    const ready = cr.status?.conditions?.find((x) => x.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'False', reason: 'TargetClaimed' });
+    expect(ready?.message).toMatch(new RegExp(`${NS}/alpha`));
+    expect(await dynamo.store.get(`${NS}/twin`)).toBeUndefined();
+    expect((await env.request('DELETE', crPath(NS, 'twin'))).status).toBe(200);
+    await waitFor('twin gone', async () => ((await getCr('twin')) === undefined ? true : undefined));
+  });
+
   it('holds the finalizer through deletion and releases it when the record is gone', async () => {
     const id = `${NS}/alpha`;
     const del = await env.request('DELETE', crPath(NS, 'alpha'));

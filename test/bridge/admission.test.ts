@@ -1,0 +1,41 @@
+/** The admission decision's claim check: a CR naming a cluster another record holds is refused up front. */
+import { describe, expect, it } from 'vitest';
+import { type AdmissionRequest, admit, type ClaimLookup, type Decider } from '../../bridge/admission.js';
+
+const allowAll: Decider = { decide: async () => ({ allow: true, violations: [], bundleVersion: 'test' }) };
+const spec = {
+  provider: 'aws',
+  region: 'us-east-1',
+  clusterName: 'payments',
+  kubernetesVersion: '1.34',
+  nodeCount: 2,
+  instanceType: 't3.medium',
+  tags: { team: 'payments', environment: 'dev' },
+};
+const create = (namespace: string): AdmissionRequest => ({
+  uid: 'u1',
+  operation: 'CREATE',
+  namespace,
+  name: 'payments',
+  object: { metadata: { name: 'payments', namespace, generation: 1 }, spec },
+});
+const held = (holder: string | undefined): ClaimLookup => ({ claimHolder: async () => holder });
+const now = new Date('2026-11-30T00:00:00Z');
+
+describe('admission: target claims', () => {
+  it('refuses a CR whose cluster another record manages, naming that record', async () => {
+    const r = await admit(create('team-b'), allowAll, now, held('team-a/payments'));
+    expect(r.allowed).toBe(false);
+    expect(r.status?.message).toMatch(/payments in us-east-1 is already managed by record team-a\/payments/);
+  });
+
+  it('allows the record that holds the claim, and a free target', async () => {
+    expect((await admit(create('team-a'), allowAll, now, held('team-a/payments'))).allowed).toBe(true);
+    expect((await admit(create('team-b'), allowAll, now, held(undefined))).allowed).toBe(true);
+  });
+
+  it('a failing lookup does not deny: the store still refuses the write and the CR says why', async () => {
+    const broken: ClaimLookup = { claimHolder: async () => Promise.reject(new Error('DynamoDB down')) };
+    expect((await admit(create('team-b'), allowAll, now, broken)).allowed).toBe(true);
+  });
+});
