@@ -60,29 +60,26 @@ export interface Condition {
 
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 
-/** A failure condition cannot be built without a remediation hint. */
-export function failure(
-  type: ConditionType,
-  reason: Reason,
-  message: string,
-  remediation: string,
-  observedGeneration: number,
-): ConditionInput {
-  if (remediation.trim() === '')
-    throw new TypeError(`failure condition ${type}/${reason} needs a remediation hint`);
-  return { type, status: 'False', reason, message, remediation, observedGeneration };
+/** A condition that is not True always says what a human should do next. */
+function hinted(status: 'False' | 'Unknown') {
+  return (
+    type: ConditionType,
+    reason: Reason,
+    message: string,
+    remediation: string,
+    observedGeneration: number,
+  ): ConditionInput => {
+    if (remediation.trim() === '')
+      throw new TypeError(`condition ${type}/${reason} (${status}) needs a remediation hint`);
+    return { type, status, reason, message, remediation, observedGeneration };
+  };
 }
 
+/** A failure condition cannot be built without a remediation hint. */
+export const failure = hinted('False');
+
 /** A fact that cannot be observed right now: `Unknown`, never the last good answer. */
-export function unknown(
-  type: ConditionType,
-  reason: Reason,
-  message: string,
-  remediation: string,
-  observedGeneration: number,
-): ConditionInput {
-  return { type, status: 'Unknown', reason, message, remediation, observedGeneration };
-}
+export const unknown = hinted('Unknown');
 
 export function success(
   type: ConditionType,

@@ -96,6 +96,14 @@ export interface OutcomeContext {
 const POLICY_HINT =
   'Change the spec so it satisfies the listed policies, or ask a platform admin for a waiver.';
 
+/** Ready and Synced both False for the same reason: the cluster is not converged and says why. */
+function blocked(reason: Reason, message: string, hint: string, g: number): ConditionInput[] {
+  return [
+    failure(ConditionType.Ready, reason, message, hint, g),
+    failure(ConditionType.Synced, reason, message, hint, g),
+  ];
+}
+
 function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
   const { Ready, Synced, PolicyCompliant } = ConditionType;
   switch (o.kind) {
@@ -157,35 +165,34 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
         failure(PolicyCompliant, Reason.PolicyEngineDegraded, o.message, hint, g),
       ];
     }
-    case 'SpecInvalid': {
-      const hint = 'Fix the named fields and apply the spec again; nothing is called until then.';
-      return [
-        failure(Ready, Reason.SpecInvalid, o.message, hint, g),
-        failure(Synced, Reason.SpecInvalid, o.message, hint, g),
-      ];
-    }
-    case 'Failed': {
-      const reason = o.errorKind === 'Transient' ? Reason.TransientError : Reason.PermanentError;
-      return [
-        failure(Ready, reason, o.message, o.remediation, g),
-        failure(Synced, reason, o.message, o.remediation, g),
-      ];
-    }
-    case 'Impossible': {
-      const reason = o.ownership ? Reason[o.ownership] : Reason.ImpossibleChange;
-      return [
-        failure(Ready, reason, o.message, o.remediation, g),
-        failure(Synced, reason, o.message, o.remediation, g),
-      ];
-    }
-    case 'RecordInvalid': {
-      const hint =
-        'The item was written to the table outside CloudOrch. Delete it (aws dynamodb delete-item) and apply the CloudCluster again with cloudorch apply.';
-      return [
-        failure(Ready, Reason.RecordInvalid, o.message, hint, g),
-        failure(Synced, Reason.RecordInvalid, o.message, hint, g),
-      ];
-    }
+    case 'SpecInvalid':
+      return blocked(
+        Reason.SpecInvalid,
+        o.message,
+        'Fix the named fields and apply the spec again; nothing is called until then.',
+        g,
+      );
+    case 'Failed':
+      return blocked(
+        o.errorKind === 'Transient' ? Reason.TransientError : Reason.PermanentError,
+        o.message,
+        o.remediation,
+        g,
+      );
+    case 'Impossible':
+      return blocked(
+        o.ownership ? Reason[o.ownership] : Reason.ImpossibleChange,
+        o.message,
+        o.remediation,
+        g,
+      );
+    case 'RecordInvalid':
+      return blocked(
+        Reason.RecordInvalid,
+        o.message,
+        'The item was written to the table outside CloudOrch. Delete it (aws dynamodb delete-item) and apply the CloudCluster again with cloudorch apply.',
+        g,
+      );
     case 'ObserveFailed':
       return [
         unknown(Ready, Reason.ObserveFailed, o.message, o.remediation, g),
@@ -242,14 +249,13 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
         },
         success(Synced, Reason.Retained, 'Released without touching EKS', g),
       ];
-    case 'DeletionStuck': {
-      const hint =
-        'Deletion made no progress within its attempt budget. Check the cluster and node groups in EKS, remove what blocks them, then reconcile.';
-      return [
-        failure(Ready, Reason.DeletionStuck, o.message, hint, g),
-        failure(Synced, Reason.DeletionStuck, o.message, hint, g),
-      ];
-    }
+    case 'DeletionStuck':
+      return blocked(
+        Reason.DeletionStuck,
+        o.message,
+        'Deletion made no progress within its attempt budget. Check the cluster and node groups in EKS, remove what blocks them, then reconcile.',
+        g,
+      );
   }
 }
 

@@ -284,9 +284,13 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
 
   async renewLease(id: string, owner: string, ttlMs: number, now: Date = new Date()): Promise<void> {
     // Only the expiry: the lease keeps naming its execution.
-    const mutation: Mutation = { set: { 'lease.expiresAt': now.getTime() + ttlMs } };
+    await this.updateAsHolder(id, owner, { set: { 'lease.expiresAt': now.getTime() + ttlMs } });
+  }
+
+  /** An update made only while `owner` holds the lease; LeaseLostError otherwise. */
+  private async updateAsHolder(id: string, owner: string, mutation: Mutation): Promise<StoredItem> {
     try {
-      await this.update(id, mutation, { expression: OWNED_BY_ME, values: { ':me': owner } });
+      return await this.update(id, mutation, { expression: OWNED_BY_ME, values: { ':me': owner } });
     } catch (err) {
       if (isConditionFailure(err)) throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`);
       throw err;
@@ -302,26 +306,12 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
   }
 
   async recordIntent(id: string, owner: string, intent: Intent): Promise<void> {
-    try {
-      await this.update(id, { set: { intent } }, { expression: OWNED_BY_ME, values: { ':me': owner } });
-    } catch (err) {
-      if (isConditionFailure(err)) throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`);
-      throw err;
-    }
+    await this.updateAsHolder(id, owner, { set: { intent } });
   }
 
   async writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord> {
     const mutation = statusMutation(write);
-    if (!write.history?.length) {
-      try {
-        return toRecord(
-          await this.update(id, mutation, { expression: OWNED_BY_ME, values: { ':me': owner } }),
-        );
-      } catch (err) {
-        if (isConditionFailure(err)) throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`);
-        throw err;
-      }
-    }
+    if (!write.history?.length) return toRecord(await this.updateAsHolder(id, owner, mutation));
     // History is read, trimmed and written back on the condition that nobody appended meanwhile.
     for (let attempt = 1; attempt <= this.maxStatusAttempts; attempt++) {
       const current = await this.get(id);
@@ -352,12 +342,7 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
   }
 
   async markInvalid(id: string, owner: string, status: ClusterStatus): Promise<void> {
-    try {
-      await this.update(id, { set: { status } }, { expression: OWNED_BY_ME, values: { ':me': owner } });
-    } catch (err) {
-      if (isConditionFailure(err)) throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`);
-      throw err;
-    }
+    await this.updateAsHolder(id, owner, { set: { status } });
   }
 
   async release(id: string, owner: string, target?: Target): Promise<void> {

@@ -198,7 +198,7 @@ describe('mirror', () => {
     });
     const ready = cr.status?.conditions?.find((x) => x.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason: 'TargetClaimed' });
-    expect(ready?.message).toMatch(new RegExp(`${NS}/alpha`));
+    expect(JSON.stringify(ready)).toMatch(new RegExp(`${NS}/alpha`));
     expect(await dynamo.store.get(`${NS}/twin`)).toBeUndefined();
     expect((await env.request('DELETE', crPath(NS, 'twin'))).status).toBe(200);
     await waitFor('twin gone', async () => ((await getCr('twin')) === undefined ? true : undefined));
