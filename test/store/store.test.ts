@@ -118,10 +118,14 @@ describe.each([
 
     it('is conditional on expectedVersion', async () => {
       const id = uniqueId('expected');
-      await expect(store.applySpec(id, specOf(id), { expectedVersion: 3 })).rejects.toBeInstanceOf(ConflictError);
+      await expect(store.applySpec(id, specOf(id), { expectedVersion: 3 })).rejects.toBeInstanceOf(
+        ConflictError,
+      );
       expect(await store.get(id)).toBeUndefined();
       await store.applySpec(id, specOf(id), { expectedVersion: 0 }); // 0: create only
-      await expect(store.applySpec(id, specOf(id), { expectedVersion: 0 })).rejects.toBeInstanceOf(ConflictError);
+      await expect(store.applySpec(id, specOf(id), { expectedVersion: 0 })).rejects.toBeInstanceOf(
+        ConflictError,
+      );
       await expect(
         store.applySpec(id, specOf(id, { nodeCount: 4 }), { expectedVersion: 2 }),
       ).rejects.toBeInstanceOf(ConflictError);

@@ -40,7 +40,17 @@ async function scenario(store: DynamoDesiredStateStore): Promise<void> {
 }
 
 // The target claim is an item of its own: claimed before the record is first written, given up after it is removed.
-const EXPECTED_EVENTS = ['INSERT', 'INSERT', 'MODIFY', 'MODIFY', 'MODIFY', 'MODIFY', 'MODIFY', 'REMOVE', 'REMOVE'];
+const EXPECTED_EVENTS = [
+  'INSERT',
+  'INSERT',
+  'MODIFY',
+  'MODIFY',
+  'MODIFY',
+  'MODIFY',
+  'MODIFY',
+  'REMOVE',
+  'REMOVE',
+];
 
 /** What must match between a real record and a feed record. */
 function comparable(r: DynamoDBRecord | StreamsRecord) {
