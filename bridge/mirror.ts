@@ -15,6 +15,7 @@ import {
   ConflictError,
   RecordInvalidError,
   RecordNotFoundError,
+  TargetChangeError,
   TargetClaimedError,
 } from '../lambdas/store/errors.js';
 import type { DesiredStateStore } from '../lambdas/store/types.js';
@@ -114,6 +115,13 @@ export class Mirror {
           ownership: 'TargetClaimed',
           message: err.message,
           remediation: `Use a different clusterName, or delete record ${err.holder} first.`,
+        });
+      if (err instanceof TargetChangeError)
+        return this.refused(key, obj, {
+          kind: 'Impossible',
+          message: err.message,
+          remediation:
+            'Restore the previous clusterName and region, or delete this CloudCluster (deletionPolicy Retain keeps the cluster) and create a new one.',
         });
       throw err;
     }

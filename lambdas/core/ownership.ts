@@ -13,11 +13,23 @@ export function ownershipTags(recordId: string): Record<string, string> {
   return { [MANAGED_BY_TAG]: MANAGED_BY_VALUE, [OWNER_TAG]: recordId };
 }
 
-export type Ownership = 'owned' | 'unowned' | 'released' | 'owned-by-other';
+/**
+ * - `owned`: both ownership tags name this record: CloudOrch may change it.
+ * - `unmarked`: the owner tag names this record but `managed-by` is gone: IAM lets CloudOrch change
+ *   nothing until that tag is restored, so this is lost ownership, not ownership.
+ * - `released`: a `Retain` deletion let it go; `unowned`: no owner tag; `owned-by-other`: another record's.
+ */
+export type Ownership = 'owned' | 'unmarked' | 'unowned' | 'released' | 'owned-by-other';
 
 export function ownershipOf(tags: Readonly<Record<string, string>>, recordId: string): Ownership {
   const owner = tags[OWNER_TAG];
   if (owner === undefined) return 'unowned';
   if (tags[RELEASED_TAG] === owner) return 'released';
-  return owner === recordId ? 'owned' : 'owned-by-other';
+  if (owner !== recordId) return 'owned-by-other';
+  return tags[MANAGED_BY_TAG] === MANAGED_BY_VALUE ? 'owned' : 'unmarked';
+}
+
+/** The ownership tags a resource carries (node groups keep the ones they were created with). */
+export function ownershipTagsOf(tags: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tags).filter(([k]) => k === OWNER_TAG || k === MANAGED_BY_TAG));
 }

@@ -50,6 +50,11 @@ export interface ClusterStatus {
   readonly lastPlan?: readonly string[];
   readonly lastDrift?: readonly DriftItem[];
   readonly violations?: readonly PolicyViolation[];
+  /**
+   * The cluster this record has owned (seen carrying its ownership tags). Kept across every later
+   * outcome, EKS outages included, so a removed owner tag is always told apart from one never there.
+   */
+  readonly ownedArn?: string;
   readonly updatedAt: string;
 }
 
@@ -91,6 +96,8 @@ export interface OutcomeContext {
   readonly drift?: readonly DriftItem[];
   readonly estimatedMonthlyCost?: number;
   readonly plan?: readonly string[];
+  /** Set when this observation saw the cluster carrying this record's ownership tags. */
+  readonly ownedArn?: string;
 }
 
 const POLICY_HINT =
@@ -268,8 +275,17 @@ function driftCondition(
   outcome: Outcome,
   ctx: OutcomeContext,
 ): ConditionInput | undefined {
-  if (!ctx.drift) return undefined;
   const g = ctx.generation;
+  // Nothing was observed for an invalid spec or record: whether it drifted is unknown, not "matches".
+  if (outcome.kind === 'SpecInvalid' || outcome.kind === 'RecordInvalid')
+    return {
+      type: ConditionType.Drifted,
+      status: 'Unknown',
+      reason: Reason[outcome.kind],
+      message: 'Not observed: nothing is read from EKS until the spec (or record) is fixed',
+      observedGeneration: g,
+    };
+  if (!ctx.drift) return undefined;
   const differences = ctx.drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
   // A cluster that is not ours is not converged by CloudOrch: whether it drifted is unknown, and
   // the differences are shown as they are, never "matches".
@@ -331,6 +347,7 @@ export function applyOutcome(
     ...(ctx.observed ? { observed: ctx.observed } : {}),
     ...(ctx.estimatedMonthlyCost !== undefined ? { estimatedMonthlyCost: ctx.estimatedMonthlyCost } : {}),
     ...(ctx.plan ? { lastPlan: ctx.plan } : {}),
+    ...(ctx.ownedArn ? { ownedArn: ctx.ownedArn } : {}),
     // The last drift found, as detected (not shrinking while it is corrected). Differences while
     // converging a new spec are pending work, not drift.
     ...(drift?.status === 'True' &&

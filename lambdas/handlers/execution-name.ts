@@ -11,9 +11,16 @@ export function executionName(
   generation: number,
   trigger: Trigger | 'delete',
   bucket?: string,
+  /**
+   * The record's `createdAt`: a record deleted and applied again starts at generation 1 again, and
+   * Step Functions keeps names for 90 days, so without it the new record's first run would be
+   * absorbed as a duplicate of the old one's.
+   */
+  incarnation = '',
 ): string {
   const slug = id.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40);
-  const parts = [slug, shortHash([id], 8), `g${generation}`, trigger, ...(bucket ? [bucket] : [])];
+  const hash = shortHash(incarnation ? [id, incarnation] : [id], 8);
+  const parts = [slug, hash, `g${generation}`, trigger, ...(bucket ? [bucket] : [])];
   return parts.join('-').slice(0, 80);
 }
 

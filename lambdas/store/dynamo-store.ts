@@ -24,9 +24,11 @@ import {
   LeaseLostError,
   RecordInvalidError,
   RecordNotFoundError,
+  TargetChangeError,
   TargetClaimedError,
 } from './errors.js';
 import { foldHistory } from './history.js';
+import { latestPlausibleExpiry } from './lease.js';
 import type { StoredItem, WriteObserver } from './observer.js';
 import { type InvalidItem, type ParsedItem, parseItem } from './record.js';
 import { specHash } from './spec-hash.js';
@@ -50,9 +52,12 @@ export interface DynamoStoreOptions {
 }
 
 const OWNED_BY_ME = '#lease.#owner = :me';
-/** A lease nobody can hold: absent, expired, or not the shape this store writes. */
+/**
+ * A lease nobody holds: absent, expired, not the shape this store writes, or expiring further ahead
+ * than any lease it writes (see lease.ts).
+ */
 const LEASE_FREE =
-  'attribute_not_exists(#lease) OR NOT attribute_type(#lease, :map) OR NOT attribute_type(#lease.#expiresAt, :num) OR #lease.#expiresAt < :now';
+  'attribute_not_exists(#lease) OR NOT attribute_type(#lease, :map) OR NOT attribute_type(#lease.#expiresAt, :num) OR #lease.#expiresAt < :now OR #lease.#expiresAt > :max';
 /**
  * A claim whose holder record is gone is taken over only after this long: the holder may be a
  * concurrent apply that claimed and has not written its record yet.
@@ -98,74 +103,119 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     const expected = opts.expectedVersion;
     const current = await this.get(id);
     if (current?.deletionRequestedAt) throw new DeletionInProgressError(`${id}: deletion was requested`);
+    // A record that does not exist has version 0: expectedVersion 0 means "create only".
+    if (expected !== undefined && (current?.version ?? 0) !== expected) {
+      throw new ConflictError(
+        `${id}: expected version ${expected}, ${current ? `found ${current.version}` : 'but there is no record'}`,
+      );
+    }
+    if (current?.specHash === hash) return { record: current, changed: false, created: false };
+    const moved = current !== undefined && claimId(current.spec) !== claimId(spec);
+    // A record that has owned its cluster cannot point at another one: that would orphan the first.
+    const owned =
+      current?.status?.ownedArn ??
+      (current?.status?.observed?.owned ? current.status.observed.arn : undefined);
+    if (moved && owned)
+      throw new TargetChangeError(
+        `${id}: manages cluster ${describeTarget(current.spec)} (${owned}); a record's cluster cannot be renamed or moved. Delete the record (deletionPolicy Retain keeps the cluster) and apply a new one.`,
+      );
     // The target first: a record is written only once its cluster is known to be nobody else's.
-    await this.claimTarget(spec, id, opts.now);
-    if (!current) {
-      // A record that does not exist has version 0: expectedVersion 0 means "create only".
-      if (expected !== undefined && expected !== 0) {
-        throw new ConflictError(`${id}: expected version ${expected}, but there is no record`);
-      }
-      const item = normalize({
-        id,
-        spec,
-        specHash: hash,
-        generation: 1,
-        version: 1,
-        createdAt: (opts.now ?? new Date()).toISOString(),
-      });
-      try {
-        await this.doc.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: item,
-            ConditionExpression: 'attribute_not_exists(#id)',
-            ExpressionAttributeNames: { '#id': 'id' },
-          }),
-        );
-      } catch (err) {
-        if (isConditionFailure(err)) return this.afterLostSpecRace(id, hash, expected);
-        throw err;
-      }
-      this.emit(id, undefined, item);
-      return { record: toRecord(item), changed: true, created: true };
+    const took = await this.claimTarget(spec, id, opts.now);
+    try {
+      const result = current
+        ? await this.updateSpec(id, current, spec, hash, expected)
+        : await this.createRecord(id, spec, hash, expected, opts.now);
+      if (moved) await this.releaseClaim(current.spec, id);
+      return result;
+    } catch (err) {
+      // Nothing of the record was written: a claim taken for it is given back.
+      if (took) await this.releaseClaim(spec, id);
+      throw err;
     }
-    if (expected !== undefined && current.version !== expected) {
-      throw new ConflictError(`${id}: expected version ${expected}, found ${current.version}`);
+  }
+
+  private async createRecord(
+    id: string,
+    spec: CloudClusterSpec,
+    hash: string,
+    expected: number | undefined,
+    now: Date = new Date(),
+  ): Promise<ApplyResult> {
+    const item = normalize({
+      id,
+      spec,
+      specHash: hash,
+      generation: 1,
+      version: 1,
+      createdAt: now.toISOString(),
+    });
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#id)',
+          ExpressionAttributeNames: { '#id': 'id' },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return this.afterLostSpecRace(id, hash, expected);
+      throw err;
     }
-    if (current.specHash === hash) return { record: current, changed: false, created: false };
+    this.emit(id, undefined, item);
+    return { record: toRecord(item), changed: true, created: true };
+  }
+
+  private async updateSpec(
+    id: string,
+    current: ClusterRecord,
+    spec: CloudClusterSpec,
+    hash: string,
+    expected: number | undefined,
+  ): Promise<ApplyResult> {
     // Status writes never touch `version`, so only another spec writer can fail this condition.
     const mutation: Mutation = { set: { spec, specHash: hash }, increment: { generation: 1, version: 1 } };
     const condition = {
       expression: '#version = :read AND attribute_not_exists(#deletionRequestedAt)',
       values: { ':read': current.version },
     };
-    let after: StoredItem;
     try {
-      after = await this.update(id, mutation, condition);
+      return { record: toRecord(await this.update(id, mutation, condition)), changed: true, created: false };
     } catch (err) {
       if (isConditionFailure(err)) return this.afterLostSpecRace(id, hash, expected);
       throw err;
     }
-    if (claimId(current.spec) !== claimId(spec)) await this.releaseClaim(current.spec, id);
-    return { record: toRecord(after), changed: true, created: false };
   }
 
-  async claimTarget(target: Target, holder: string, now: Date = new Date()): Promise<void> {
+  /**
+   * Claims `target` for `holder`; true when this call wrote the claim. A claim is stale, and taken
+   * over, when its holder record is gone (and was not created in the last minute: it may be an apply
+   * on its way) or no longer names this target (a rename, or a crash between the two writes).
+   */
+  async claimTarget(target: Target, holder: string, now: Date = new Date()): Promise<boolean> {
     const item = { id: claimId(target), holder, claimedAt: now.toISOString() };
     // Read first: a record reconciling its own target (every Observe) writes nothing.
     let claim = await this.raw(item.id);
     if (!claim) {
-      if (await this.putClaim(item, 'attribute_not_exists(#id)')) return;
+      if (await this.putClaim(item, 'attribute_not_exists(#id)')) return true;
       claim = await this.raw(item.id);
     }
     const other = typeof claim?.['holder'] === 'string' ? claim['holder'] : undefined;
-    if (other === holder) return;
-    const since = typeof claim?.['claimedAt'] === 'string' ? Date.parse(claim['claimedAt']) : 0;
-    // A holder that exists keeps the target; one that vanished long enough ago gives it up.
-    if (!other || (await this.raw(other)) || now.getTime() - since < STALE_CLAIM_MS)
-      throw new TargetClaimedError(describeTarget(target), other ?? 'unknown');
-    if (!(await this.putClaim(item, '#holder = :other', { ':other': other })))
+    if (other === holder) return false;
+    if (other !== undefined && !(await this.claimIsStale(claim ?? {}, other, target, now)))
+      throw new TargetClaimedError(describeTarget(target), other);
+    const condition = other === undefined ? 'attribute_not_exists(#holder)' : '#holder = :other';
+    if (!(await this.putClaim(item, condition, other === undefined ? undefined : { ':other': other })))
       throw new TargetClaimedError(describeTarget(target), 'another record (claimed concurrently)');
+    return true;
+  }
+
+  private async claimIsStale(claim: StoredItem, holder: string, target: Target, now: Date): Promise<boolean> {
+    const parsed = await this.inspect(holder);
+    if (parsed?.kind === 'record') return claimId(parsed.record.spec) !== claimId(target);
+    if (parsed) return false; // a malformed holder may still be fixed: it keeps its claim
+    const since = typeof claim['claimedAt'] === 'string' ? Date.parse(claim['claimedAt']) : Number.NaN;
+    return !(now.getTime() - since < STALE_CLAIM_MS);
   }
 
   /** A conditional put of a claim; false when the condition failed. */
@@ -193,9 +243,12 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     }
   }
 
-  async claimHolder(target: Target): Promise<string | undefined> {
+  /** The record id holding a target, when that claim is live (its holder exists and still names it). */
+  async claimHolder(target: Target, now: Date = new Date()): Promise<string | undefined> {
     const claim = await this.raw(claimId(target));
-    return typeof claim?.['holder'] === 'string' ? claim['holder'] : undefined;
+    const holder = typeof claim?.['holder'] === 'string' ? claim['holder'] : undefined;
+    if (!claim || holder === undefined) return undefined;
+    return (await this.claimIsStale(claim, holder, target, now)) ? undefined : holder;
   }
 
   /** Gives up a claim, only if `holder` still holds it. */
@@ -260,6 +313,7 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
       expression: `attribute_exists(#id) AND (${LEASE_FREE} OR ${OWNED_BY_ME}${takeOver})`,
       values: {
         ':now': now.getTime(),
+        ':max': latestPlausibleExpiry(now, ttlMs),
         ':me': owner,
         ':map': 'M',
         ':num': 'N',

@@ -44,3 +44,7 @@ export class TargetClaimedError extends StoreError {
     super(`cluster ${target} is already managed by record ${holder}`);
   }
 }
+/** A record that has owned its cluster was asked to name another one (which would orphan the first). */
+export class TargetChangeError extends StoreError {
+  override readonly name = 'TargetChangeError';
+}

@@ -14,6 +14,7 @@ import type { ClusterRecord } from './types.js';
 const RECORD_INVALID: string = Reason.RecordInvalid;
 const str = z.string();
 const int = z.number().int();
+const isoTime = str.refine((t) => !Number.isNaN(Date.parse(t)), 'must be a date and time (ISO 8601)');
 
 const conditionSchema = z.looseObject({
   type: str,
@@ -46,16 +47,21 @@ const recordSchema = z.looseObject({
   specHash: str,
   generation: int.min(1),
   version: int.min(0),
-  createdAt: str,
-  deletionRequestedAt: str.optional(),
+  createdAt: isoTime,
+  deletionRequestedAt: isoTime.optional(),
   status: statusSchema.optional(),
-  lease: z.looseObject({ owner: str, expiresAt: z.number(), executionArn: str.optional() }).optional(),
+  // An expiry beyond what a Date can hold is not one this store wrote.
+  lease: z
+    .looseObject({ owner: str, expiresAt: z.number().finite().max(8.64e15), executionArn: str.optional() })
+    .optional(),
   intent: z.looseObject({ operation: str, generation: int, at: str }).optional(),
   trackedUpdates: z.array(z.looseObject({ id: str })).optional(),
   history: z.array(historySchema).optional(),
   historyAppended: int.optional(),
   applied: z.looseObject({ generation: int, counts: z.record(str, int) }).optional(),
-  failures: z.looseObject({ generation: int, count: int.min(1), lastAt: str, retryAt: str }).optional(),
+  failures: z
+    .looseObject({ generation: int, count: int.min(1), lastAt: isoTime, retryAt: isoTime })
+    .optional(),
 });
 
 export type ParsedItem =
@@ -74,9 +80,21 @@ export interface InvalidItem {
   readonly marked: boolean;
 }
 
+/**
+ * DynamoDB items hold at most 400 KB. A record needs room for its status and history (tens of KB),
+ * so one already this large (measured as JSON, which is never smaller than DynamoDB's own count) can
+ * never have a status written: it is invalid, and no run is started for it (each would fail).
+ */
+export const MAX_RECORD_JSON_BYTES = 360 * 1024;
+
 export function parseItem(item: StoredItem): ParsedItem {
   const id = item['id'];
   if (typeof id === 'string' && isClaimId(id)) return { kind: 'claim' };
+  const bytes = Buffer.byteLength(JSON.stringify(item));
+  if (bytes > MAX_RECORD_JSON_BYTES) {
+    const reason = `(item): about ${Math.round(bytes / 1024)} KB, too large to ever hold a status (DynamoDB items hold at most 400 KB)`;
+    return { kind: 'invalid', invalid: { id: String(id), usable: false, reason, marked: false } };
+  }
   const r = recordSchema.safeParse(item);
   if (r.success) return { kind: 'record', record: r.data as unknown as ClusterRecord };
   const reason = r.error.issues

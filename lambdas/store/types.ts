@@ -123,8 +123,9 @@ export interface DesiredStateStore {
    * Creates or updates the spec. Generation bumps only when the spec really changed. With
    * `expectedVersion`, the write is conditional on it (ConflictError otherwise).
    * Throws DeletionInProgressError once deletion was requested. Claims the spec's target first
-   * (TargetClaimedError when another record holds it) and gives up the old target's claim when the
-   * spec moved to another one.
+   * (TargetClaimedError when another record holds it; a claim taken is given back when the record
+   * write fails) and gives up the old target's claim when the spec moved to another one, which only
+   * a record that never owned a cluster may do (TargetChangeError otherwise).
    */
   applySpec(
     id: string,
@@ -166,9 +167,9 @@ export interface DesiredStateStore {
    * Claims a target for a record: free, already ours, or held by a record that no longer exists (and
    * has not for a grace period) is taken; TargetClaimedError names the record holding it otherwise.
    */
-  claimTarget(target: Target, holder: string, now?: Date): Promise<void>;
-  /** The record id holding a target, if any. */
-  claimHolder(target: Target): Promise<string | undefined>;
+  claimTarget(target: Target, holder: string, now?: Date): Promise<boolean>;
+  /** The record id holding a target, if any (a stale claim holds nothing). */
+  claimHolder(target: Target, now?: Date): Promise<string | undefined>;
   /** One page of one scan segment. */
   scanSegment(
     segment: number,

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refuseBrowserRequests } from '../runtime/browser-guard.js';
 import { Counters, Faults, handleAdmin } from './admin.js';
 import { SimError } from './model.js';
 import * as cl from './ops-cluster.js';
@@ -163,6 +164,7 @@ export async function startEksSimulator(opts: StartOptions = {}): Promise<EksSim
       send(res, 500, { message: `simulator bug: ${(e as Error)?.message ?? String(e)}` }, 'ServerException');
     });
   });
+  refuseBrowserRequests(server, 'the EKS simulator');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

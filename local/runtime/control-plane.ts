@@ -6,7 +6,6 @@
  * tests both run this.
  */
 import { mkdir } from 'node:fs/promises';
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -38,6 +37,7 @@ import { ensurePolicyBundle } from '../../policies/build.js';
 import { type EksSimulator, SimAdminClient, startEksSimulator } from '../eks-sim/index.js';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../sfn/endpoint.js';
 import { ChangeFeed } from '../store/change-feed.js';
+import { refuseBrowserRequests } from './browser-guard.js';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
@@ -99,31 +99,6 @@ function localFunctionArn(key: StepFunctionKey): string {
   return `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:cloudorch-${key}`;
 }
 
-/**
- * dynalite answers any request with an Origin header with `Access-Control-Allow-Origin: *` (and
- * preflights with whatever was asked), so any web page open in a browser could read and write the
- * dev store. The SDK sends neither Origin nor Sec-Fetch-* headers; anything that does is a browser
- * and is refused, preflights included, with no CORS headers.
- */
-function refuseBrowserRequests(server: Server): void {
-  const serve = server.listeners('request') as RequestListener[];
-  server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const h = req.headers;
-    if (req.method === 'OPTIONS' || h.origin !== undefined || h['sec-fetch-site'] !== undefined) {
-      req.resume();
-      res.writeHead(403, { 'content-type': 'application/x-amz-json-1.0' }).end(
-        JSON.stringify({
-          __type: 'com.amazon.coral.service#AccessDeniedException',
-          message: 'the local DynamoDB endpoint serves AWS SDK clients only, not browsers',
-        }),
-      );
-      return;
-    }
-    for (const f of serve) f.call(server, req, res);
-  });
-}
-
 async function listen(server: ReturnType<typeof dynalite>): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -144,7 +119,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       createTableMs: 0,
       ...(opts.dataDir ? { path: join(opts.dataDir, 'dynamodb') } : {}),
     });
-    refuseBrowserRequests(ddb);
+    // dynalite answers browsers with `Access-Control-Allow-Origin: *`: the dev store must not.
+    refuseBrowserRequests(
+      ddb,
+      'the local DynamoDB endpoint',
+      'com.amazon.coral.service#AccessDeniedException',
+    );
     const dynamodbUrl = await listen(ddb);
     stops.push(() => new Promise<void>((r) => ddb.close(() => r())));
     const ddbClient = new DynamoDBClient({

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refuseBrowserRequests } from '../runtime/browser-guard.js';
 import {
   type ExecutionEvent,
   type InterpreterOptions,
@@ -578,6 +579,7 @@ export async function startLocalSfnEndpoint(options: LocalSfnEndpointOptions): P
   const server = createServer((req, res) => {
     void handle(req, res);
   });
+  refuseBrowserRequests(server, 'the local Step Functions endpoint');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -161,3 +161,20 @@ describe('applyOutcome', () => {
     });
   });
 });
+
+describe('Drifted never claims "matches" for what was not observed', () => {
+  it('an invalid spec turns a previous NoDrift into Unknown', () => {
+    const now = new Date('2026-11-30T00:00:00Z');
+    const prev = applyOutcome(undefined, { kind: 'Converged' }, { generation: 1, now, drift: [] });
+    expect(prev.conditions.find((c) => c.type === 'Drifted')?.reason).toBe('NoDrift');
+    const next = applyOutcome(
+      prev,
+      { kind: 'SpecInvalid', message: 'bad' },
+      { generation: 2, now, drift: [] },
+    );
+    expect(next.conditions.find((c) => c.type === 'Drifted')).toMatchObject({
+      status: 'Unknown',
+      reason: 'SpecInvalid',
+    });
+  });
+});

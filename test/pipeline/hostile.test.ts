@@ -8,6 +8,7 @@ import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   CreateClusterCommand,
   DescribeClusterCommand,
+  DescribeNodegroupCommand,
   EKSClient,
   ListNodegroupsCommand,
   UntagResourceCommand,
@@ -15,11 +16,13 @@ import {
 import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OWNER_TAG } from '../../lambdas/core/ownership.js';
+import { MANAGED_BY_TAG, OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
+import { setDeps } from '../../lambdas/handlers/deps.js';
+import { observeStep } from '../../lambdas/handlers/steps/observe.js';
 import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
 import { onDriftEvent } from '../../lambdas/handlers/triggers/drift-event.js';
 import { reconcileWith } from '../../lambdas/handlers/triggers/reconcile-now.js';
-import { TargetClaimedError } from '../../lambdas/store/errors.js';
+import { TargetChangeError, TargetClaimedError } from '../../lambdas/store/errors.js';
 import { listItems } from '../../lambdas/store/list.js';
 import { LOCAL_DEFAULTS } from '../../local/runtime/control-plane.js';
 import {
@@ -73,6 +76,98 @@ async function sweepAt(at: Date): Promise<void> {
 }
 
 describe('hostile input and faults', () => {
+  it('a record that released its cluster with Retain takes it back with adopt; node groups keep their owner', async () => {
+    const id = 'team/boomerang';
+    await applyAndSettle(h, id, spec('boomerang', { deletionPolicy: 'Retain' }));
+    await h.cp.store.requestDeletion(id);
+    await h.cp.settle();
+    expect(await h.cp.store.get(id)).toBeUndefined();
+    expect(executionsOf('team_boomerang').every((e) => e.status === 'SUCCEEDED')).toBe(true);
+    await applyAndSettle(h, id, spec('boomerang', { deletionPolicy: 'Retain', adopt: true }));
+    const st = await statusOf(h, id);
+    expect(st).toMatchObject({ ready: true });
+    expect((await eksCluster('boomerang'))?.tags).not.toHaveProperty(RELEASED_TAG);
+
+    // Another record adopting it never re-owns the node group (IAM forbids it; the cluster's claim is enough).
+    await h.cp.store.requestDeletion(id);
+    await h.cp.settle();
+    await sim().resetCalls();
+    await applyAndSettle(h, 'team/heir2', spec('boomerang', { adopt: true }));
+    expect(await statusOf(h, 'team/heir2')).toMatchObject({ ready: true });
+    const group = await firstGroup('boomerang');
+    const ng = (
+      await eks.send(new DescribeNodegroupCommand({ clusterName: 'boomerang', nodegroupName: group }))
+    ).nodegroup;
+    expect(ng?.tags?.[OWNER_TAG]).toBe(id);
+    expect((await eksCluster('boomerang'))?.tags?.[OWNER_TAG]).toBe('team/heir2');
+  });
+
+  it('removing only the managed-by tag is lost ownership too, and an EKS outage does not forget it', async () => {
+    const id = 'team/unmarked';
+    await applyAndSettle(h, id, spec('unmarked'));
+    const arn = (await eksCluster('unmarked'))!.arn!;
+    await eks.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: [MANAGED_BY_TAG] }));
+    await sim().resetCalls();
+    await h.cp.reconcile(id);
+    expect(condition(await statusOf(h, id), 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'OwnershipLost',
+    });
+    expect(mutating(await sim().calls())).toEqual({});
+    // The owner tag goes too, then EKS is unreadable for a while: afterwards it is still OwnershipLost.
+    await eks.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: [OWNER_TAG] }));
+    await sim().setFaults({ DescribeCluster: { errorFraction: 1 } });
+    await h.cp.reconcile(id);
+    expect(condition(await statusOf(h, id), 'Ready')?.reason).toBe('ObserveFailed');
+    await sim().clearFaults();
+    await h.cp.reconcile(id);
+    expect(condition(await statusOf(h, id), 'Ready')?.reason).toBe('OwnershipLost');
+  });
+
+  it('a record that owns its cluster cannot be renamed onto another one (that would orphan the first)', async () => {
+    const id = 'team/renamed';
+    await applyAndSettle(h, id, spec('first-name'));
+    const refused = await h.cp.store.applySpec(id, spec('second-name')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TargetChangeError);
+    expect((refused as Error).message).toMatch(/first-name/);
+    expect(await h.cp.store.claimHolder({ region: 'us-east-1', clusterName: 'second-name' })).toBeUndefined();
+  });
+
+  it('a forged lease expiring far ahead does not stall a cluster', async () => {
+    const id = 'team/forged';
+    await applyAndSettle(h, id, spec('forged'));
+    await h.cp.store.acquireLease(id, 'ghost', 1_000_000_000, new Date());
+    await sim().driftNodegroup('forged', await firstGroup('forged'), {
+      scaling: { desiredSize: 4, maxSize: 4 },
+    });
+    const report = await h.cp.sweepNow();
+    expect(Object.keys(report.reasons).join()).toMatch(/lease not written by CloudOrch/);
+    await h.cp.settle();
+    expect((await statusOf(h, id))?.observed?.nodeCount).toBe(2);
+  });
+
+  it('folded history still counts every deletion call against the budget', async () => {
+    const id = 'team/budget';
+    await applyAndSettle(h, id, spec('budget'));
+    await h.cp.store.acquireLease(id, 'planter', 60_000);
+    const entry = {
+      at: new Date().toISOString(),
+      kind: 'operation' as const,
+      generation: 1,
+      summary: 'DeleteNodegroup x',
+      operation: 'DeleteNodegroup',
+    };
+    await h.cp.store.writeStatus(id, 'planter', {
+      status: (await statusOf(h, id))!,
+      history: Array.from({ length: 13 }, () => entry),
+    });
+    expect((await h.cp.store.get(id))?.history?.at(-1)?.count).toBe(13);
+    setDeps(h.cp.deps);
+    const observed = await observeStep({ id, owner: 'planter', trigger: 'manual', loop: 0 });
+    expect(observed.deletionCalls).toBe(13);
+    await h.cp.store.releaseLease(id, 'planter');
+  });
+
   it('malformed items written straight to the table are reported one by one; the fleet is still corrected', async () => {
     const healthy = 'team/healthy';
     await applyAndSettle(h, healthy, spec('healthy'));
@@ -131,6 +226,8 @@ describe('hostile input and faults', () => {
     expect(raw?.marked).toBe(true);
     const runs = executionsOf('bad_no-generation').length;
     expect(runs).toBe(1);
+    // That run ends SUCCEEDED: marking a record is its whole job, not a failure.
+    expect(executionsOf('bad_no-generation').map((e) => e.status)).toEqual(['SUCCEEDED']);
     await h.cp.sweepNow();
     await h.cp.settle();
     expect(executionsOf('bad_no-generation')).toHaveLength(runs);

@@ -385,6 +385,7 @@ describe('pipeline scenarios', () => {
       dynamodb: {
         NewImage: {
           id: { S: id },
+          createdAt: { S: r.record.createdAt },
           generation: { N: String(r.record.generation) },
           specHash: { S: r.record.specHash },
         },

@@ -140,24 +140,33 @@ describe('sweep decisions from the record', () => {
     });
   });
 
-  it('holds off a failing generation until its stored retry time, and not a newer generation', () => {
+  it('holds a failing deletion off until its retry time, but not a deletion asked for after the failure', () => {
+    const failedAt = new Date(now.getTime() - 60_000).toISOString();
     const failures = {
       generation: 2,
       count: 3,
-      lastAt: now.toISOString(),
+      lastAt: failedAt,
       retryAt: new Date(now.getTime() + 60_000).toISOString(),
     };
-    expect(decideFromRecord(record({ failures }), now)).toMatchObject({
+    const earlier = new Date(now.getTime() - 120_000).toISOString();
+    const deleting = (at: string) => record({ failures, deletionRequestedAt: at });
+    expect(decideFromRecord(deleting(earlier), now)).toMatchObject({
       start: false,
       why: 'backing off after failures',
     });
-    expect(decideFromRecord(record({ failures }), new Date(now.getTime() + 60_001))).toMatchObject({
-      start: true,
-      why: 'status is stale',
-    });
-    expect(decideFromRecord(record({ failures: { ...failures, generation: 1 } }), now)).toMatchObject({
+    expect(decideFromRecord(deleting(earlier), new Date(now.getTime() + 60_001))).toMatchObject({
       start: true,
     });
+    // Deleting a cluster that keeps failing must not wait out a backoff earned before the request.
+    expect(decideFromRecord(deleting(now.toISOString()), now)).toMatchObject({
+      start: true,
+      why: 'deletion pending',
+    });
+  });
+
+  it('takes over a lease that expires further ahead than any lease CloudOrch writes', () => {
+    const forged = record({ lease: { owner: 'ghost', expiresAt: Date.parse('2100-01-01T00:00:00Z') } });
+    expect(decideFromRecord(forged, now)).toMatchObject({ start: true });
   });
 });
 

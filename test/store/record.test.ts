@@ -65,6 +65,12 @@ describe('parseItem', () => {
     expect(p.invalid.reason).toMatch(field);
   });
 
+  it('an item too large to ever hold a status is invalid and gets no run (each would fail)', () => {
+    const p = parseItem({ ...good, padding: 'x'.repeat(380 * 1024) });
+    expect(p).toMatchObject({ kind: 'invalid', invalid: { usable: false } });
+    if (p.kind === 'invalid') expect(p.invalid.reason).toMatch(/too large/);
+  });
+
   it('an id that is not <namespace>/<name> is not usable: no run is started for it', () => {
     const p = parseItem({ ...good, id: 'hello' });
     expect(p).toMatchObject({ kind: 'invalid', invalid: { id: 'hello', usable: false } });

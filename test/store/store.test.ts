@@ -11,6 +11,8 @@ import {
   LeaseHeldError,
   LeaseLostError,
   RecordNotFoundError,
+  TargetChangeError,
+  TargetClaimedError,
 } from '../../lambdas/store/errors.js';
 import { specHash } from '../../lambdas/store/spec-hash.js';
 import { createTable } from '../../lambdas/store/table.js';
@@ -310,6 +312,54 @@ describe.each([
       const record = await store.get(id);
       expect(record?.history).toEqual(historyEntries(0, 2));
       expect(record?.historyAppended).toBe(2);
+    });
+  });
+
+  describe('target claims', () => {
+    const target = (name: string) => ({ region: 'us-east-1', clusterName: name });
+
+    it('a target belongs to one record; a refused apply writes nothing and takes no claim', async () => {
+      const a = uniqueId('claim-a');
+      const b = uniqueId('claim-b');
+      const name = a.replace(/[^a-z0-9]+/g, '-');
+      await store.applySpec(a, spec({ clusterName: name }), { now: T0 });
+      const lost = await store.applySpec(b, spec({ clusterName: name })).catch((e: unknown) => e);
+      expect(lost).toBeInstanceOf(TargetClaimedError);
+      expect((lost as TargetClaimedError).holder).toBe(a);
+      expect(await store.get(b)).toBeUndefined();
+      expect(await store.claimHolder(target(name))).toBe(a);
+    });
+
+    it('a write refused by its version check leaves no claim behind on the new target', async () => {
+      const id = uniqueId('claim-leak');
+      await store.applySpec(id, specOf(id), { now: T0 });
+      const other = `${id.replace(/[^a-z0-9]+/g, '-')}-other`;
+      await expect(
+        store.applySpec(id, spec({ clusterName: other }), { expectedVersion: 99 }),
+      ).rejects.toBeInstanceOf(ConflictError);
+      expect(await store.claimHolder(target(other))).toBeUndefined();
+    });
+
+    it('a claim whose holder record is gone, or names another cluster now, is taken over', async () => {
+      const gone = uniqueId('claim-gone');
+      const name = gone.replace(/[^a-z0-9]+/g, '-');
+      await store.claimTarget(target(name), gone, T0);
+      const next = uniqueId('claim-next');
+      // Within a minute the holder may be an apply on its way: still held.
+      await expect(store.claimTarget(target(name), next, at(30_000))).rejects.toBeInstanceOf(
+        TargetClaimedError,
+      );
+      expect(await store.claimTarget(target(name), next, at(61_000))).toBe(true);
+      expect(await store.claimHolder(target(name), at(61_000))).toBe(next);
+    });
+
+    it('a record that owns its cluster cannot be moved to another one', async () => {
+      const id = await leased('claim-owned');
+      const owned = { ...convergedStatus(1), ownedArn: 'arn:aws:eks:us-east-1:123456789012:cluster/x' };
+      await store.writeStatus(id, 'exec-1', { status: owned });
+      await expect(store.applySpec(id, spec({ clusterName: 'elsewhere' }))).rejects.toBeInstanceOf(
+        TargetChangeError,
+      );
     });
   });
 

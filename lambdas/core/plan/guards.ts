@@ -1,7 +1,7 @@
 /** Shared checks of the planner: impossible differences, waiting on EKS, and the ownership gate. */
 import { Health, isTransitional } from '../health.js';
 import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
-import { OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
+import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
 import type { Desired, Impossible, MutatingOperation, Wait } from './types.js';
 
 export interface Step {
@@ -54,6 +54,16 @@ export function ownershipBlock(d: Desired, c: ObservedCluster): Impossible | nul
         'Use a different clusterName, or release the other record first.',
       ),
       ownership: 'NotOwned',
+    };
+  }
+  if (owner === 'unmarked') {
+    return {
+      ...impossible(
+        'ownership',
+        `the tag ${MANAGED_BY_TAG}=${MANAGED_BY_VALUE} was removed from cluster ${c.name}; CloudOrch changes nothing until it is back`,
+        `Restore the tag: aws eks tag-resource --resource-arn ${c.arn} --tags ${MANAGED_BY_TAG}=${MANAGED_BY_VALUE} (IAM lets CloudOrch change only clusters that carry it, so adopt cannot re-claim it).`,
+      ),
+      ownership: 'OwnershipLost',
     };
   }
   if (owner === 'unowned' && !d.spec.adopt && d.ownedArn === c.arn) {

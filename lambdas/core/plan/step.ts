@@ -6,7 +6,7 @@
  */
 import { Health } from '../health.js';
 import type { Observation, ObservedCluster } from '../observation.js';
-import { ownershipOf, ownershipTags } from '../ownership.js';
+import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } from '../ownership.js';
 import { compareVersions, nextMinor } from '../version.js';
 import { deletionStep } from './deletion.js';
 import type { Step } from './guards.js';
@@ -110,13 +110,19 @@ function immutableClusterFields(d: Desired, c: ObservedCluster): Impossible[] {
   return out;
 }
 
+/**
+ * Tags of one resource. The cluster carries this record's ownership tags; a node group keeps the
+ * ownership tags it has (one made under a record that released the cluster stays so: IAM lets no
+ * one re-own a node group, and CloudOrch manages it through the cluster's claim).
+ */
 function tagStep(
   d: Desired,
   c: ObservedCluster,
   arn: string,
   observed: Readonly<Record<string, string>>,
+  ownership: Readonly<Record<string, string>>,
 ): MutatingOperation | null {
-  const { toSet, toRemove } = diffTags({ ...d.spec.tags, ...ownershipTags(d.id) }, observed);
+  const { toSet, toRemove } = diffTags({ ...d.spec.tags, ...ownership }, observed);
   const base = { clusterName: c.name, region: c.region, resourceArn: arn };
   if (Object.keys(toSet).length > 0) return { kind: 'TagResource', ...base, tags: toSet };
   if (toRemove.length > 0) return { kind: 'UntagResource', ...base, tagKeys: toRemove };
@@ -143,8 +149,12 @@ function convergeStep(d: Desired, o: Observation, c: ObservedCluster, defaults: 
     idempotencyToken(d.id, d.generation, kind, target, value, d.applied?.[applyKey(kind, target)] ?? 0);
   const base = { clusterName: c.name, region: c.region };
 
-  // Adopting (or re-claiming a released or lost cluster): the ownership tags come first.
+  // Adopting (or re-claiming a released or lost cluster): the ownership comes first. A cluster this
+  // very record released only loses its release mark; another record's is tagged as ours (and the
+  // stale mark then goes with the other tags).
   const owner = ownershipOf(c.tags, d.id);
+  if (owner === 'released' && c.tags[OWNER_TAG] === d.id)
+    return step({ kind: 'UntagResource', ...base, resourceArn: c.arn, tagKeys: [RELEASED_TAG] });
   if (owner === 'unowned' || owner === 'released') {
     return step({ kind: 'TagResource', ...base, resourceArn: c.arn, tags: ownershipTags(d.id) });
   }
@@ -242,7 +252,9 @@ function convergeStep(d: Desired, o: Observation, c: ObservedCluster, defaults: 
     });
   }
 
-  const tagOp = tagStep(d, c, c.arn, c.tags) ?? tagStep(d, c, current.arn, current.tags);
+  const tagOp =
+    tagStep(d, c, c.arn, c.tags, ownershipTags(d.id)) ??
+    tagStep(d, c, current.arn, current.tags, ownershipTagsOf(current.tags));
   return tagOp ? step(tagOp) : none(blockers);
 }
 

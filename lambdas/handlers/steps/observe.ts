@@ -30,9 +30,10 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
   const record = parsed.record;
   if (record.lease?.owner !== state.owner)
     throw new LeaseLostError(`lease of ${state.id} is held by ${record.lease?.owner}`);
-  const deletionCalls = (record.history ?? []).filter(
-    (h) => h.kind === 'operation' && h.operation !== undefined && DELETE_KINDS.has(h.operation),
-  ).length;
+  // Folded entries stand for `count` calls each: the budget counts calls, not entries.
+  const deletionCalls = (record.history ?? [])
+    .filter((h) => h.kind === 'operation' && h.operation !== undefined && DELETE_KINDS.has(h.operation))
+    .reduce((n, h) => n + (h.count ?? 1), 0);
   const ownedArn = ownedArnOf(record.status);
   const base = {
     generation: record.generation,

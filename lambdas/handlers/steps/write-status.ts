@@ -66,7 +66,8 @@ function historyOf(state: ExecutionState, outcome: Outcome, at: string, generati
   const out: HistoryEntry[] = [];
   if (state.plan && state.plan.descriptions.length > 0)
     out.push(e('plan', state.plan.descriptions.join('; ')));
-  if (state.policy && !state.policy.allow)
+  const evaluated = state.plan?.action !== 'specInvalid' && state.plan?.action !== 'recordInvalid';
+  if (state.policy && !state.policy.allow && evaluated)
     out.push(
       e('policy', state.policy.violations.map((v) => `${v.rule}: ${v.message}`).join('; ') || 'denied'),
     );
@@ -115,7 +116,7 @@ function appliedAfter(
 }
 
 /** A malformed record gets a RecordInvalid condition, written without touching anything else. */
-async function writeInvalid(state: ExecutionState, reason: string, at: Date): Promise<{ written: string }> {
+async function writeInvalid(state: ExecutionState, reason: string, at: Date): Promise<WriteResult> {
   const { store } = deps();
   const status = applyOutcome(
     undefined,
@@ -125,16 +126,20 @@ async function writeInvalid(state: ExecutionState, reason: string, at: Date): Pr
   await store.markInvalid(state.id, state.owner, status);
   emit(METRIC.RecordsInvalid, 1);
   log().warn('record is malformed', { clusterId: state.id, reason });
-  return { written: 'RecordInvalid' };
+  return { written: 'RecordInvalid', newerGeneration: false };
 }
 
-export async function writeStatusStep(
-  state: ExecutionState,
-): Promise<{ written: string; newerGeneration?: boolean }> {
+/** What the state machine's NewerGeneration choice reads: always both fields. */
+interface WriteResult {
+  readonly written: string;
+  readonly newerGeneration: boolean;
+}
+
+export async function writeStatusStep(state: ExecutionState): Promise<WriteResult> {
   const { store, now } = deps();
   const at = now();
   const parsed = await store.inspect(state.id);
-  if (!parsed) return { written: 'record already released' };
+  if (!parsed) return { written: 'record already released', newerGeneration: false };
   if (parsed.kind !== 'record')
     return writeInvalid(state, parsed.kind === 'invalid' ? parsed.invalid.reason : 'a target claim', at);
   const record = parsed.record;
@@ -146,6 +151,7 @@ export async function writeStatusStep(
     generation,
     now: at,
     ...(observed ? { observed } : {}),
+    ...(observed?.owned && observed.arn ? { ownedArn: observed.arn } : {}),
     ...(state.plan?.estimate ? { estimatedMonthlyCost: state.plan.estimate.monthlyCost } : {}),
     ...(state.plan ? { plan: state.plan.descriptions, drift: state.plan.drift } : {}),
   });
@@ -183,7 +189,7 @@ export async function writeStatusStep(
 
   if (outcome.kind === 'Deleted' || outcome.kind === 'Retained' || outcome.kind === 'ReleasedUntouched') {
     await store.release(state.id, state.owner, state.observed?.spec ?? targetOf(record.spec));
-    return { written: 'released' };
+    return { written: 'released', newerGeneration: false };
   }
   // The record may hold a newer spec than the one this execution observed.
   return {

@@ -66,7 +66,7 @@ export async function onDriftEvent(e: CloudTrailEksEvent): Promise<{ started: bo
   const record = parsed.record;
   // One drift execution per cluster per minute absorbs bursts of CloudTrail events.
   const res = await executions.start(
-    executionName(record.id, record.generation, 'drift', timeBucket(now(), 60)),
+    executionName(record.id, record.generation, 'drift', timeBucket(now(), 60), record.createdAt),
     { id: record.id, trigger: 'drift' },
   );
   if (res.started) emit(METRIC.ExecutionsStarted, 1, { Trigger: 'drift' });

@@ -11,6 +11,7 @@ import { emit, log, METRIC } from '../telemetry.js';
 
 interface Image {
   id?: string;
+  createdAt?: string;
   generation?: number;
   specHash?: string;
   deletionRequestedAt?: string;
@@ -23,15 +24,16 @@ function image(img: Record<string, unknown> | undefined): Image | undefined {
 /** What the change asks for, or nothing when only status (or the lease) changed. */
 export function changeOf(
   r: DynamoDBRecord,
-): { id: string; generation: number; trigger: 'change' | 'delete' } | undefined {
+): { id: string; generation: number; trigger: 'change' | 'delete'; createdAt?: string } | undefined {
   if (r.eventName === 'REMOVE') return undefined;
   const next = image(r.dynamodb?.NewImage as Record<string, unknown> | undefined);
   const prev = image(r.dynamodb?.OldImage as Record<string, unknown> | undefined);
   if (!next?.id || next.generation === undefined) return undefined;
+  const incarnation = typeof next.createdAt === 'string' ? { createdAt: next.createdAt } : {};
   if (next.deletionRequestedAt && !prev?.deletionRequestedAt)
-    return { id: next.id, generation: next.generation, trigger: 'delete' };
+    return { id: next.id, generation: next.generation, trigger: 'delete', ...incarnation };
   if (!prev || prev.generation !== next.generation || prev.specHash !== next.specHash)
-    return { id: next.id, generation: next.generation, trigger: 'change' };
+    return { id: next.id, generation: next.generation, trigger: 'change', ...incarnation };
   return undefined;
 }
 
@@ -48,7 +50,7 @@ export async function onChange(
       ignored += 1;
       continue;
     }
-    const res = await executions.start(executionName(c.id, c.generation, c.trigger), {
+    const res = await executions.start(executionName(c.id, c.generation, c.trigger, undefined, c.createdAt), {
       id: c.id,
       trigger: 'change',
     });

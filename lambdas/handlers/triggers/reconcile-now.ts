@@ -4,20 +4,30 @@
  * not count as running: the started execution takes it over.
  */
 import { RecordInvalidError, RecordNotFoundError } from '../../store/errors.js';
+import { leaseView } from '../../store/lease.js';
 import type { DesiredStateStore } from '../../store/types.js';
-import { type Deps, deps } from '../deps.js';
+import { DEFAULT_CONFIG, type Deps, deps } from '../deps.js';
 import { executionName } from '../execution-name.js';
 import { emit, METRIC } from '../telemetry.js';
 
 export type ReconcileNowResult =
   | { readonly started: true; readonly name: string; readonly executionArn?: string }
-  | { readonly started: false; readonly running: string; readonly since?: string };
+  /** Nothing started: an execution holds the lease and runs (`running`), or cannot be checked. */
+  | {
+      readonly started: false;
+      readonly holder: string;
+      readonly running: boolean;
+      readonly since?: string;
+      readonly until: string;
+      readonly detail?: string;
+    };
 
 export async function reconcileWith(
   store: Pick<DesiredStateStore, 'inspect'>,
   executions: Deps['executions'],
   id: string,
   now: Date,
+  leaseTtlMs: number = DEFAULT_CONFIG.leaseTtlMs,
 ): Promise<ReconcileNowResult> {
   const parsed = await store.inspect(id);
   if (!parsed) throw new RecordNotFoundError(`no CloudCluster ${id}`);
@@ -25,13 +35,16 @@ export async function reconcileWith(
   const generation = parsed.kind === 'record' ? parsed.record.generation : 0;
   if (parsed.kind === 'claim') throw new RecordInvalidError(id, 'a target claim, not a record');
   const lease = parsed.kind === 'record' ? parsed.record.lease : undefined;
-  if (lease && lease.expiresAt > now.getTime()) {
+  if (lease && leaseView(lease, now, leaseTtlMs) === 'live') {
     const holder = lease.executionArn ? await executions.status(lease.executionArn) : undefined;
     if (holder?.state !== 'ended')
       return {
         started: false,
-        running: lease.executionArn ?? lease.owner,
+        holder: lease.executionArn ?? lease.owner,
+        running: holder?.state === 'running',
+        until: new Date(lease.expiresAt).toISOString(),
         ...(holder?.state === 'running' && holder.startedAt ? { since: holder.startedAt } : {}),
+        ...(holder && holder.state !== 'running' && holder.detail ? { detail: holder.detail } : {}),
       };
   }
   const name = executionName(id, generation, 'manual', String(now.getTime()));
@@ -42,6 +55,6 @@ export async function reconcileWith(
 }
 
 export async function reconcileNow(req: { id: string }): Promise<ReconcileNowResult> {
-  const { store, executions, now } = deps();
-  return reconcileWith(store, executions, req.id, now());
+  const { store, executions, now, config } = deps();
+  return reconcileWith(store, executions, req.id, now(), config.leaseTtlMs);
 }

@@ -14,9 +14,10 @@ import { Reason } from '../../core/conditions.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
 import { validateSpec } from '../../core/spec/validate.js';
+import { leaseView } from '../../store/lease.js';
 import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
-import { deps } from '../deps.js';
+import { DEFAULT_CONFIG, deps } from '../deps.js';
 import { ownedArnOf } from '../desired.js';
 import { executionName, timeBucket } from '../execution-name.js';
 import { emit, log, METRIC } from '../telemetry.js';
@@ -67,14 +68,34 @@ export type SweepDecision = { start: false; why: string } | { start: true; why: 
 /** The last run could not observe EKS: it is observed again even while backing off, to restore the truth. */
 const observeFailed = (r: ClusterRecord) => readyReason(r) === Reason.ObserveFailed;
 
+/**
+ * A deletion asked for after the last failure is new work: it is not held back by a backoff that
+ * was earned before it (a failing cluster must still be deletable within a sweep period).
+ */
+function deletionAfterFailure(r: ClusterRecord): boolean {
+  return (
+    r.deletionRequestedAt !== undefined &&
+    r.failures !== undefined &&
+    Date.parse(r.deletionRequestedAt) > Date.parse(r.failures.lastAt)
+  );
+}
+
 /** What the sweep can decide from the record alone, without calling anything. */
-export function decideFromRecord(r: ClusterRecord, now: Date): SweepDecision | undefined {
-  if (r.lease && r.lease.expiresAt <= now.getTime())
-    return { start: true, why: 'dead execution (lease expired)' };
-  if (r.lease) return undefined; // live-looking: the caller asks whether its execution still runs
-  if (backingOff(r.failures, r.generation, now) && !observeFailed(r))
-    return { start: false, why: 'backing off after failures' };
-  if (r.deletionRequestedAt) return { start: true, why: 'deletion pending' };
+export function decideFromRecord(
+  r: ClusterRecord,
+  now: Date,
+  leaseTtlMs: number = DEFAULT_CONFIG.leaseTtlMs,
+): SweepDecision | undefined {
+  const lease = leaseView(r.lease, now, leaseTtlMs);
+  if (lease === 'expired') return { start: true, why: 'dead execution (lease expired)' };
+  if (lease === 'implausible')
+    return { start: true, why: 'lease not written by CloudOrch (expires too late)' };
+  if (lease === 'live') return undefined; // the caller asks whether its execution still runs
+  if (r.deletionRequestedAt) {
+    if (backingOff(r.failures, r.generation, now) && !deletionAfterFailure(r))
+      return { start: false, why: 'backing off after failures' };
+    return { start: true, why: 'deletion pending' };
+  }
   if (!r.status || r.status.observedGeneration !== r.generation)
     return { start: true, why: 'status is stale' };
   if (!validateSpec(r.spec).ok) return { start: false, why: 'spec invalid: waiting for a spec change' };
@@ -93,7 +114,7 @@ async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
 async function decide(r: ClusterRecord): Promise<SweepDecision> {
   const { provider, config, now } = deps();
   const at = now();
-  const quick = decideFromRecord(r, at);
+  const quick = decideFromRecord(r, at, config.leaseTtlMs);
   if (quick) return quick;
   if (r.lease) return decideOnLease(r);
   const v = validateSpec(r.spec);
@@ -108,9 +129,10 @@ async function decide(r: ClusterRecord): Promise<SweepDecision> {
   } catch (err) {
     emit(METRIC.ObserveFailures, 1, { Source: 'sweep' });
     log().warn('sweep could not observe a cluster', { clusterId: r.id, error: String(err) });
-    // A run of its own retries the observation and, if EKS stays unreadable, says so in status.
-    if (observeFailed(r) || backingOff(r.failures, r.generation, at))
-      return { start: false, why: 'backing off after failures' };
+    // A run of its own retries the observation and, if EKS stays unreadable, says so in status:
+    // also for a cluster backing off, whose status would otherwise keep its last answer. Once status
+    // says ObserveFailed, nothing more is started until an observation succeeds.
+    if (observeFailed(r)) return { start: false, why: 'still unobservable' };
     return { start: true, why: 'observation failed' };
   }
   const ownedArn = ownedArnOf(r.status);
@@ -178,8 +200,8 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   let maxDriftAgeSeconds = 0;
   let started = 0;
   let errors = 0;
-  const start = async (id: string, generation: number) => {
-    const res = await executions.start(executionName(id, generation, 'sweep', bucket), {
+  const start = async (id: string, generation: number, createdAt?: string) => {
+    const res = await executions.start(executionName(id, generation, 'sweep', bucket, createdAt), {
       id,
       trigger: 'sweep',
     });
@@ -213,7 +235,7 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
         const d = await decide(r);
         const key = d.why.split(':')[0]!;
         reasons[key] = (reasons[key] ?? 0) + 1;
-        if (d.start) await start(r.id, r.generation);
+        if (d.start) await start(r.id, r.generation, r.createdAt);
       } catch (err) {
         errors += 1;
         log().warn('sweep could not decide for a cluster', { clusterId: r.id, error: String(err) });

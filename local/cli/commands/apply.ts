@@ -2,6 +2,7 @@
 import {
   DeletionInProgressError,
   RecordInvalidError,
+  TargetChangeError,
   TargetClaimedError,
 } from '../../../lambdas/store/errors.js';
 import type { Output } from '../format.js';
@@ -46,7 +47,11 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
       if (err instanceof DeletionInProgressError) {
         o.err(`error: cloudcluster/${m.id} is being deleted; apply it again once it is gone`);
         failed = true;
-      } else if (err instanceof TargetClaimedError || err instanceof RecordInvalidError) {
+      } else if (
+        err instanceof TargetClaimedError ||
+        err instanceof TargetChangeError ||
+        err instanceof RecordInvalidError
+      ) {
         o.err(`error: cloudcluster/${m.id}: ${err.message}`);
         failed = true;
       } else throw err;

@@ -13,7 +13,9 @@ async function describeLease(
   lease: NonNullable<ClusterRecord['lease']>,
   now: Date,
 ): Promise<string> {
-  const at = new Date(lease.expiresAt).toISOString();
+  // A forged expiry can be any number: print it as it is when it is not a date.
+  const date = new Date(lease.expiresAt);
+  const at = Number.isNaN(date.getTime()) ? String(lease.expiresAt) : date.toISOString();
   const expiry = lease.expiresAt > now.getTime() ? `valid until ${at}` : `expired at ${at}`;
   if (!lease.executionArn) return `${lease.owner} (${expiry})`;
   const holder = await t.executions.status(lease.executionArn);

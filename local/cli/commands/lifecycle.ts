@@ -4,11 +4,17 @@ import { listItems } from '../../../lambdas/store/list.js';
 import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
-import { listRecords } from './get.js';
 
 async function find(t: Target, o: Output, name: string) {
-  const r = (await listRecords(t)).find((x) => x.id === name || x.id.endsWith(`/${name}`));
-  if (!r) o.err(`error: cloudcluster ${name} not found`);
+  const { records, invalid } = await listItems(t.store);
+  const matches = (id: string) => id === name || id.endsWith(`/${name}`);
+  const r = records.find((x) => matches(x.id));
+  const broken = invalid.find((x) => matches(x.id));
+  if (!r && broken)
+    o.err(
+      `error: cloudcluster ${broken.id} is malformed (${broken.reason}); CloudOrch cannot delete it: delete the item itself (aws dynamodb delete-item --key '{"id":{"S":"${broken.id}"}}') and apply it again if it should exist`,
+    );
+  else if (!r) o.err(`error: cloudcluster ${name} not found`);
   return r;
 }
 
@@ -32,10 +38,19 @@ export async function reconcileCommand(t: Target, o: Output, name: string): Prom
     return EXIT.error;
   }
   const res = await reconcileWith(t.store, t.executions, id, new Date());
-  o.out(
-    res.started
-      ? `cloudcluster/${id} started execution ${res.executionArn ?? res.name}`
-      : `cloudcluster/${id} execution ${res.running} already running${res.since ? ` since ${res.since}` : ''}`,
+  if (res.started) {
+    o.out(`cloudcluster/${id} started execution ${res.executionArn ?? res.name}`);
+    return EXIT.ok;
+  }
+  if (res.running) {
+    o.out(
+      `cloudcluster/${id} execution ${res.holder} already running${res.since ? ` since ${res.since}` : ''}`,
+    );
+    return EXIT.ok;
+  }
+  // Nothing is known to run: say so, and do not claim success.
+  o.err(
+    `error: cloudcluster/${id}: nothing started; the lease is held by ${res.holder} until ${res.until} and its execution cannot be checked${res.detail ? ` (${res.detail})` : ''}`,
   );
-  return EXIT.ok;
+  return EXIT.error;
 }

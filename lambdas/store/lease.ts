@@ -1,0 +1,22 @@
+/**
+ * How a reader sees a lease: free, expired, implausible (expiring further ahead than any lease this
+ * store writes: forged or corrupt, so it counts as free) or live. One definition for the store's
+ * acquire condition, the sweep, `cloudorch reconcile` and `describe`.
+ */
+import type { Lease } from './types.js';
+
+/** Clock skew tolerated between writers before a lease's expiry counts as implausible. */
+export const LEASE_CLOCK_SLACK_MS = 60_000;
+
+export type LeaseView = 'free' | 'expired' | 'implausible' | 'live';
+
+export function leaseView(lease: Lease | undefined, now: Date, ttlMs: number): LeaseView {
+  if (!lease) return 'free';
+  if (lease.expiresAt <= now.getTime()) return 'expired';
+  if (lease.expiresAt > latestPlausibleExpiry(now, ttlMs)) return 'implausible';
+  return 'live';
+}
+
+export function latestPlausibleExpiry(now: Date, ttlMs: number): number {
+  return now.getTime() + ttlMs + LEASE_CLOCK_SLACK_MS;
+}
