@@ -14,6 +14,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { applyKey } from '../core/plan/tokens.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { ClusterStatus } from '../core/status.js';
 import { type ClaimItem, claimId, describeTarget, type Target } from './claims.js';
@@ -111,10 +112,9 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     }
     if (current?.specHash === hash) return { record: current, changed: false, created: false };
     const moved = current !== undefined && claimId(current.spec) !== claimId(spec);
-    // A record that has owned its cluster cannot point at another one: that would orphan the first.
-    const owned =
-      current?.status?.ownedArn ??
-      (current?.status?.observed?.owned ? current.status.observed.arn : undefined);
+    // A record that has (or may have) created or owned its cluster cannot point at another one:
+    // that would orphan the first.
+    const owned = moved ? mayOwnCluster(current) : undefined;
     if (moved && owned)
       throw new TargetChangeError(
         `${id}: manages cluster ${describeTarget(current.spec)} (${owned}); a record's cluster cannot be renamed or moved. Delete the record (deletionPolicy Retain keeps the cluster) and apply a new one.`,
@@ -128,8 +128,13 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
       if (moved) await this.releaseClaim(current.spec, id);
       return result;
     } catch (err) {
-      // Nothing of the record was written: a claim taken for it is given back.
-      if (took) await this.releaseClaim(spec, id);
+      // Nothing of this write landed: a claim it took is given back, unless a concurrent write of the
+      // same record (which shares the holder id) now names that target and needs it.
+      if (took) {
+        const now = await this.inspect(id);
+        if (!(now?.kind === 'record' && claimId(now.record.spec) === claimId(spec)))
+          await this.releaseClaim(spec, id);
+      }
       throw err;
     }
   }
@@ -212,8 +217,10 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
 
   private async claimIsStale(claim: StoredItem, holder: string, target: Target, now: Date): Promise<boolean> {
     const parsed = await this.inspect(holder);
-    if (parsed?.kind === 'record') return claimId(parsed.record.spec) !== claimId(target);
-    if (parsed) return false; // a malformed holder may still be fixed: it keeps its claim
+    if (parsed && parsed.kind !== 'record') return false; // a malformed holder may still be fixed
+    if (parsed?.kind === 'record' && claimId(parsed.record.spec) === claimId(target)) return false;
+    // The holder is gone or names another target: stale, unless it claimed within the last minute
+    // (an apply, or a rename, on its way between its claim and its record write).
     const since = typeof claim['claimedAt'] === 'string' ? Date.parse(claim['claimedAt']) : Number.NaN;
     return !(now.getTime() - since < STALE_CLAIM_MS);
   }
@@ -477,6 +484,22 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
       ...(newImage ? { newImage } : {}),
     });
   }
+}
+
+/**
+ * The cluster this record has, or may have, created or owned: seen owned in status, a create
+ * recorded as intended or applied, or one in its history. Read before a spec write; a status written
+ * between that read and the write is not seen (a window of milliseconds).
+ */
+function mayOwnCluster(r: ClusterRecord): string | undefined {
+  const s = r.status;
+  if (s?.ownedArn) return s.ownedArn;
+  if (s?.observed?.owned && s.observed.arn) return s.observed.arn;
+  const created =
+    r.intent?.operation === 'CreateCluster' ||
+    Object.keys(r.applied?.counts ?? {}).some((k) => k.startsWith(applyKey('CreateCluster', ''))) ||
+    (r.history ?? []).some((h) => h.operation === 'CreateCluster');
+  return created ? 'a cluster it created' : undefined;
 }
 
 function statusMutation(write: StatusWrite): Mutation {

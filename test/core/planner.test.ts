@@ -258,6 +258,13 @@ const CASES: Case[] = [
       expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', ownership: 'OwnershipLost' })]),
   },
   {
+    why: 'a target another record holds is never created by this one',
+    d: desired({}, { claimedBy: 'other/record' }),
+    o: observation(null),
+    expect: (ops) =>
+      expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', ownership: 'TargetClaimed' })]),
+  },
+  {
     why: 'a target another record holds is never touched, not even created',
     d: desired({}, { claimedBy: 'other/record' }),
     o: converged(s131),

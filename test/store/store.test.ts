@@ -353,6 +353,44 @@ describe.each([
       expect(await store.claimHolder(target(name), at(61_000))).toBe(next);
     });
 
+    it('a claim held by a record on its way to that target (a rename in progress) is not stolen', async () => {
+      const mover = uniqueId('claim-mover');
+      await store.applySpec(mover, specOf(mover), { now: T0 });
+      const dest = `${mover.replace(/[^a-z0-9]+/g, '-')}-dest`;
+      // The mover has claimed `dest` but its record still names its old cluster.
+      await store.claimTarget(target(dest), mover, T0);
+      await expect(store.claimTarget(target(dest), uniqueId('thief'), at(1_000))).rejects.toBeInstanceOf(
+        TargetClaimedError,
+      );
+      // Left like that for over a minute (a crash between the two writes), it is stale.
+      expect(await store.claimTarget(target(dest), uniqueId('heir'), at(61_000))).toBe(true);
+    });
+
+    it('a write that loses to a concurrent write of the same record keeps the claim that record needs', async () => {
+      const { store: a, client } = newStore();
+      const id = uniqueId('claim-same');
+      await a.applySpec(id, specOf(id), { now: T0 });
+      const dest = `${id.replace(/[^a-z0-9]+/g, '-')}-dest`;
+      beforeNextUpdate(client, () => store.applySpec(id, spec({ clusterName: dest, nodeCount: 7 })));
+      await expect(a.applySpec(id, spec({ clusterName: dest, nodeCount: 9 }))).rejects.toBeInstanceOf(
+        ConflictError,
+      );
+      expect((await store.get(id))?.spec.clusterName).toBe(dest);
+      expect(await store.claimHolder(target(dest))).toBe(id);
+    });
+
+    it('a record that created (or is creating) its cluster cannot be moved to another one', async () => {
+      const id = await leased('claim-creating');
+      await store.recordIntent(id, 'exec-1', {
+        operation: 'CreateCluster',
+        generation: 1,
+        at: T0.toISOString(),
+      });
+      await expect(store.applySpec(id, spec({ clusterName: 'elsewhere-2' }))).rejects.toBeInstanceOf(
+        TargetChangeError,
+      );
+    });
+
     it('a record that owns its cluster cannot be moved to another one', async () => {
       const id = await leased('claim-owned');
       const owned = { ...convergedStatus(1), ownedArn: 'arn:aws:eks:us-east-1:123456789012:cluster/x' };

@@ -30,21 +30,27 @@ export function busy(c: ObservedCluster, ngs: readonly ObservedNodegroup[]): Wai
   return null;
 }
 
+/** Another record holds this record's target: nothing is called for it, not even a create. */
+export function claimBlock(d: Desired): Impossible | null {
+  if (!d.claimedBy) return null;
+  return {
+    ...impossible(
+      'clusterName',
+      `cluster ${d.spec.clusterName} in ${d.spec.region} is managed by record ${d.claimedBy}`,
+      `Use a different clusterName, or delete record ${d.claimedBy} first.`,
+    ),
+    ownership: 'TargetClaimed',
+  };
+}
+
 /**
  * Ownership gate: CloudOrch never modifies a cluster it does not own unless the spec says adopt, and
  * never one whose target another record holds. A cluster that was ours and lost its owner tag is
  * not silently re-claimed: that needs `adopt: true` too.
  */
 export function ownershipBlock(d: Desired, c: ObservedCluster): Impossible | null {
-  if (d.claimedBy)
-    return {
-      ...impossible(
-        'clusterName',
-        `cluster ${c.name} in ${c.region} is managed by record ${d.claimedBy}`,
-        `Use a different clusterName, or delete record ${d.claimedBy} first.`,
-      ),
-      ownership: 'TargetClaimed',
-    };
+  const claimed = claimBlock(d);
+  if (claimed) return claimed;
   const owner = ownershipOf(c.tags, d.id);
   if (owner === 'owned-by-other') {
     return {

@@ -10,7 +10,7 @@ import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } 
 import { compareVersions, nextMinor } from '../version.js';
 import { deletionStep } from './deletion.js';
 import type { Step } from './guards.js';
-import { busy, impossible, ownershipBlock } from './guards.js';
+import { busy, claimBlock, impossible, ownershipBlock } from './guards.js';
 import { desiredNodegroup, desiredScaling, matchesShape, sameScaling } from './nodegroup.js';
 import { diffTags } from './tags.js';
 import { applyKey, idempotencyToken } from './tokens.js';
@@ -263,6 +263,9 @@ export function nextStep(d: Desired, o: Observation, defaults: PlanDefaults = {}
   if (d.deletionRequested) return deletionStep(d, o);
   if (d.spec.paused) return none();
   const c = o.cluster;
+  // A target another record holds is never created or changed by this one.
+  const claimed = claimBlock(d);
+  if (claimed) return none([claimed]);
   if (!c) return createCluster(d, defaults);
   const block = ownershipBlock(d, c);
   if (block) return none([block]);
