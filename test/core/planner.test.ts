@@ -238,6 +238,13 @@ const CASES: Case[] = [
       expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', ownership: 'NotOwned' })]),
   },
   {
+    why: 'deletion of our cluster without its managed-by tag waits for the tag instead of orphaning it',
+    d: desired({ deletionPolicy: 'Delete' }, { deletionRequested: true }),
+    o: observation(cluster({ tags: { [OWNER_TAG]: ID } }), []),
+    expect: (ops) =>
+      expect(ops).toEqual([expect.objectContaining({ kind: 'Impossible', field: 'deletion' })]),
+  },
+  {
     why: 'a released cluster is not taken without adopt',
     d: desired(),
     o: observation(cluster({ tags: { ...ownershipTags('old/record'), [RELEASED_TAG]: 'old/record' } }), []),

@@ -4,7 +4,7 @@
  * cluster released, so that a later record may adopt it.
  */
 import type { Observation } from '../observation.js';
-import { OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
+import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
 import { busy, impossible, ownershipBlock, type Step } from './guards.js';
 import type { Desired } from './types.js';
 
@@ -15,6 +15,19 @@ export function deletionStep(d: Desired, o: Observation): Step {
   // Retain already marked: nothing more to do.
   if (d.spec.deletionPolicy === 'Retain' && owner === 'released' && c.tags[OWNER_TAG] === d.id)
     return { impossible: [], next: null };
+  // Ours by its owner tag, but IAM lets nothing change it without managed-by: releasing the record
+  // now would leave a cluster nobody can adopt, so deletion waits for the tag to come back.
+  if (owner === 'unmarked')
+    return {
+      impossible: [
+        impossible(
+          'deletion',
+          `cluster ${c.name} lost its ${MANAGED_BY_TAG} tag, so CloudOrch may not change or delete it`,
+          `Restore the tag (aws eks tag-resource --resource-arn ${c.arn} --tags ${MANAGED_BY_TAG}=${MANAGED_BY_VALUE}); deletion then continues.`,
+        ),
+      ],
+      next: null,
+    };
   // Only a cluster this record owns is touched by its deletion: `adopt` does not extend to it.
   if (owner !== 'owned') {
     const block = ownershipBlock({ ...d, spec: { ...d.spec, adopt: false } }, c);
