@@ -41,7 +41,9 @@ import { refuseBrowserRequests } from './browser-guard.js';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
-const TABLE = 'cloudorch-desired-state';
+/** The local desired-state table (tools writing items straight to it, as tests do, name it). */
+export const LOCAL_TABLE = 'cloudorch-desired-state';
+const TABLE = LOCAL_TABLE;
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** Deployment defaults of the local account: roles and subnets the simulator accepts. */

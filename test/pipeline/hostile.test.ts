@@ -15,54 +15,45 @@ import {
 } from '@aws-sdk/client-eks';
 import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MANAGED_BY_TAG, OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
 import { setDeps } from '../../lambdas/handlers/deps.js';
 import { observeStep } from '../../lambdas/handlers/steps/observe.js';
-import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
 import { onDriftEvent } from '../../lambdas/handlers/triggers/drift-event.js';
 import { reconcileWith } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import { TargetChangeError, TargetClaimedError } from '../../lambdas/store/errors.js';
 import { listItems } from '../../lambdas/store/list.js';
-import { LOCAL_DEFAULTS } from '../../local/runtime/control-plane.js';
+import { LOCAL_DEFAULTS, LOCAL_TABLE } from '../../local/runtime/control-plane.js';
 import {
   applyAndSettle,
   condition,
   type Harness,
+  LOCAL_CREDENTIALS,
   mutating,
   spec,
-  startHarness,
   statusOf,
+  useHarness,
 } from './support.js';
 
-let h: Harness;
 let ddb: DynamoDBClient;
 let eks: EKSClient;
-const metrics: MetricPoint[] = [];
-const creds = { accessKeyId: 'x', secretAccessKey: 'x' };
-
-beforeAll(async () => {
-  h = await startHarness();
-  addMetricSink((p) => metrics.push(p));
-  ddb = new DynamoDBClient({ endpoint: h.cp.endpoints.dynamodb, region: 'us-east-1', credentials: creds });
-  eks = new EKSClient({ endpoint: h.cp.endpoints.eks, region: 'us-east-1', credentials: creds });
-});
-afterAll(async () => {
+const creds = LOCAL_CREDENTIALS;
+const { harness, metrics } = useHarness({}, () => {
   ddb?.destroy();
   eks?.destroy();
-  await h?.cp.stop();
 });
-beforeEach(async () => {
-  await h.cp.simAdmin.resetCalls();
-  await h.cp.simAdmin.clearFaults();
-  h.clock.now = undefined;
-  metrics.length = 0;
+let h: Harness;
+beforeEach(() => {
+  h = harness();
+  ddb ??= new DynamoDBClient({ endpoint: h.cp.endpoints.dynamodb, region: 'us-east-1', credentials: creds });
+  eks ??= new EKSClient({ endpoint: h.cp.endpoints.eks, region: 'us-east-1', credentials: creds });
 });
 
 const sim = () => h.cp.simAdmin;
-const table = () => (h.cp.store as unknown as { table: string }).table;
 const putRaw = (item: Record<string, unknown>) =>
-  ddb.send(new PutItemCommand({ TableName: table(), Item: marshall(item, { removeUndefinedValues: true }) }));
+  ddb.send(
+    new PutItemCommand({ TableName: LOCAL_TABLE, Item: marshall(item, { removeUndefinedValues: true }) }),
+  );
 const executionsOf = (slug: string) => h.cp.sfn.executions().filter((e) => e.name.startsWith(slug));
 const eksCluster = async (name: string) => (await eks.send(new DescribeClusterCommand({ name }))).cluster;
 const firstGroup = async (clusterName: string) =>

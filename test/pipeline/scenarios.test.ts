@@ -6,9 +6,8 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
-import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
 import { onDriftEvent } from '../../lambdas/handlers/triggers/drift-event.js';
 import { onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
@@ -20,27 +19,19 @@ import {
   type Harness,
   mutating,
   spec,
-  startHarness,
   statusOf,
   total,
+  useHarness,
 } from './support.js';
 
-let h: Harness;
-const metrics: MetricPoint[] = [];
 const figures: string[] = [];
-beforeAll(async () => {
-  h = await startHarness({ config: { ownRoleArns: ['arn:aws:iam::000000000000:role/cloudorch'] } });
-  addMetricSink((p) => metrics.push(p));
-});
-afterAll(async () => {
-  console.log(`EKS calls per scenario:\n${figures.join('\n')}`);
-  await h?.cp.stop();
-});
-beforeEach(async () => {
-  await h.cp.simAdmin.resetCalls();
-  await h.cp.simAdmin.clearFaults();
-  h.clock.now = undefined;
-  metrics.length = 0;
+const { harness, metrics } = useHarness(
+  { config: { ownRoleArns: ['arn:aws:iam::000000000000:role/cloudorch'] } },
+  () => console.log(`EKS calls per scenario:\n${figures.join('\n')}`),
+);
+let h: Harness;
+beforeEach(() => {
+  h = harness();
 });
 
 const sim = () => h.cp.simAdmin;

@@ -1,10 +1,12 @@
 /** Scenario harness: the embedded control plane with fast EKS and short waits, plus assertions helpers. */
 
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import {
   type CloudClusterSpec,
   type CloudClusterSpecInput,
   specSchema,
 } from '../../lambdas/core/spec/schema.js';
+import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
 import type { CallCounts } from '../../local/eks-sim/index.js';
 import { type ControlPlane, startControlPlane } from '../../local/runtime/control-plane.js';
 
@@ -36,6 +38,36 @@ export async function startHarness(extra: Parameters<typeof startControlPlane>[0
     ...extra,
   });
   return { cp, clock };
+}
+
+/** Credentials the local endpoints accept (they check none). */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'x', secretAccessKey: 'x' };
+
+/**
+ * One control plane for a test file: started before its tests, stopped after them, with simulator
+ * calls and faults, the clock and the collected metrics reset before each test.
+ */
+export function useHarness(
+  extra: Parameters<typeof startControlPlane>[0] = {},
+  onStop: () => void = () => undefined,
+): { harness: () => Harness; metrics: MetricPoint[] } {
+  let h: Harness | undefined;
+  const metrics: MetricPoint[] = [];
+  beforeAll(async () => {
+    h = await startHarness(extra);
+    addMetricSink((p) => metrics.push(p));
+  });
+  afterAll(async () => {
+    onStop();
+    await h?.cp.stop();
+  });
+  beforeEach(async () => {
+    await h!.cp.simAdmin.resetCalls();
+    await h!.cp.simAdmin.clearFaults();
+    h!.clock.now = undefined;
+    metrics.length = 0;
+  });
+  return { harness: () => h!, metrics };
 }
 
 export function spec(clusterName: string, over: Partial<CloudClusterSpecInput> = {}): CloudClusterSpec {
