@@ -36,9 +36,9 @@ export interface StepCall {
 export interface StepProbe {
   calls: StepCall[];
   /** Runs before the real handler; throwing here is a crash of that invocation. */
-  before?: (key: StepFunctionKey, input: unknown) => Promise<void>;
+  before?: ((key: StepFunctionKey, input: unknown) => Promise<void>) | undefined;
   /** Runs after the real handler succeeded (a crash after the work was done). */
-  after?: (key: StepFunctionKey, input: unknown) => Promise<void>;
+  after?: ((key: StepFunctionKey, input: unknown) => Promise<void>) | undefined;
 }
 
 export const stepProbe: StepProbe = { calls: [] };

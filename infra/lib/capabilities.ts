@@ -126,7 +126,7 @@ export const EKS_OWNED_RESOURCE_ACTIONS = [
 export const EKS_CREATE_ACTIONS = ['eks:CreateCluster', 'eks:CreateNodegroup'] as const;
 
 export interface CapabilityTargets {
-  readonly table: dynamodb.ITableV2;
+  readonly table: dynamodb.TableV2;
   readonly stateMachine: sfn.IStateMachine;
   /** ARN of the policy bundle object. */
   readonly policyBundleObjectArn: string;

@@ -48,7 +48,8 @@ export class PolicyBundle extends Construct {
     });
     this.deployment = new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [s3deploy.Source.asset(props.assetDir)],
-      destinationBucket: this.bucket,
+      // aws-cdk-lib's types do not line Bucket up with IBucket under exactOptionalPropertyTypes.
+      destinationBucket: this.bucket as unknown as s3.IBucket,
       destinationKeyPrefix: BUNDLE_KEY_PREFIX,
       // Old versions stay in the versioned bucket; the deployment never deletes the live object.
       prune: false,

@@ -49,7 +49,7 @@ export function sweepEventAge(sweepRate: Duration): Duration {
 }
 
 export interface TriggersProps {
-  readonly table: dynamodb.ITableV2;
+  readonly table: dynamodb.TableV2;
   readonly sweep: lambda.IFunction;
   readonly onChange: lambda.IFunction;
   readonly driftEvent: lambda.IFunction;
@@ -119,7 +119,9 @@ export class Triggers extends Construct {
       );
     }
 
-    this.streamSource = new sources.DynamoEventSource(props.table, {
+    // aws-cdk-lib's own types do not line a construct up with its interface under
+    // exactOptionalPropertyTypes; the table is that interface at run time.
+    this.streamSource = new sources.DynamoEventSource(props.table as unknown as dynamodb.ITable, {
       startingPosition: lambda.StartingPosition.LATEST,
       batchSize: 100,
       maxBatchingWindow: Duration.seconds(1),

@@ -13,7 +13,7 @@ export abstract class CloudOrchError extends Error {
   /** What a human should do about it. Every failure carries one. */
   readonly remediation: string;
 
-  constructor(message: string, opts: { code?: string; remediation: string; cause?: unknown }) {
+  constructor(message: string, opts: { code?: string | undefined; remediation: string; cause?: unknown }) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.code = opts.code;
     this.remediation = opts.remediation;

@@ -25,8 +25,10 @@ export function defaultsFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): PlanDefaults {
   const out: { -readonly [K in keyof PlanDefaults]: PlanDefaults[K] } = {};
-  if (env[DEFAULTS_ENV.clusterRoleArn]) out.clusterRoleArn = env[DEFAULTS_ENV.clusterRoleArn];
-  if (env[DEFAULTS_ENV.nodeRoleArn]) out.nodeRoleArn = env[DEFAULTS_ENV.nodeRoleArn];
+  const clusterRoleArn = env[DEFAULTS_ENV.clusterRoleArn];
+  const nodeRoleArn = env[DEFAULTS_ENV.nodeRoleArn];
+  if (clusterRoleArn) out.clusterRoleArn = clusterRoleArn;
+  if (nodeRoleArn) out.nodeRoleArn = nodeRoleArn;
   const subnets = list(env[DEFAULTS_ENV.subnetIds]);
   if (subnets) out.subnetIds = subnets;
   const sgs = list(env[DEFAULTS_ENV.securityGroupIds]);

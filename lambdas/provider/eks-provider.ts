@@ -186,7 +186,7 @@ export class EksProvider implements ClusterProvider {
       const out = await describe(t.id, t.nodegroupName);
       if (out?.update) add(t.nodegroupName ?? '', out.update);
     }
-    const updating: { scope: string; nodegroupName?: string }[] = [];
+    const updating: { scope: string; nodegroupName?: string | undefined }[] = [];
     if (cluster.status === 'UPDATING') updating.push({ scope: '' });
     for (const ng of nodegroups) {
       if (ng.status === 'UPDATING')

@@ -55,7 +55,7 @@ function refuseEmpty(what: string, empty: boolean): void {
 
 function updateResult(
   kind: MutatingOperation['kind'],
-  update: { id?: string; status?: string } | undefined,
+  update: { id?: string | undefined; status?: string | undefined } | undefined,
 ): ApplyResult {
   const u = required(update, 'update');
   return { kind, updateId: required(u.id, 'update.id'), ...(u.status ? { status: u.status } : {}) };

@@ -93,7 +93,7 @@ export interface NodegroupRec {
   version: string;
   releaseVersion: string;
   status: string;
-  transition?: Transition;
+  transition?: Transition | undefined;
   capacityType: string;
   instanceTypes: string[];
   scaling: { minSize: number; maxSize: number; desiredSize: number };
@@ -116,7 +116,7 @@ export interface ClusterRec {
   version: string;
   platformVersion: string;
   status: string;
-  transition?: Transition;
+  transition?: Transition | undefined;
   readonly roleArn: string;
   readonly subnetIds: string[];
   readonly securityGroupIds: string[];

@@ -55,6 +55,7 @@ export const createCluster: Handler = (r) => {
       }); // [sim]
     }
     const rng = state.rng;
+    const token = optionalString(b, 'clientRequestToken');
     const rec: ClusterRec = {
       name,
       arn: `arn:aws:eks:${region}:${state.config.accountId}:cluster/${name}`,
@@ -74,9 +75,7 @@ export const createCluster: Handler = (r) => {
       vpcId: `vpc-${rng.hex(17)}`,
       tags,
       createdAt: state.now(),
-      ...(optionalString(b, 'clientRequestToken')
-        ? { clientRequestToken: optionalString(b, 'clientRequestToken') }
-        : {}),
+      ...(token ? { clientRequestToken: token } : {}),
       healthIssues: [],
       nodegroups: new Map(),
       updates: [],

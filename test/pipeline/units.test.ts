@@ -187,7 +187,7 @@ describe('sweep fleet gauges', () => {
         ready: false,
         synced: false,
         updatedAt: now.toISOString(),
-      }) as ClusterRecord['status'];
+      }) as NonNullable<ClusterRecord['status']>;
     const g = fleetGauges(
       [
         record({

@@ -318,7 +318,11 @@ describe('S3 source', () => {
           });
         }
         const body = { transformToByteArray: async () => objects.bytes };
-        return { $metadata: {}, ETag: objects.etag, Body: body as unknown as GetObjectCommandOutput['Body'] };
+        return {
+          $metadata: {},
+          ETag: objects.etag,
+          Body: body as unknown as NonNullable<GetObjectCommandOutput['Body']>,
+        };
       },
     };
     return { client, calls };
