@@ -76,7 +76,8 @@ async function handle(
       typeof target === 'string' && target.startsWith(TARGET_PREFIX)
         ? target.slice(TARGET_PREFIX.length)
         : '';
-    const handler = req.method === 'POST' ? handlers[op] : undefined;
+    // Own properties only: `AWSStepFunctions.constructor` is an unknown operation, not Object's.
+    const handler = req.method === 'POST' && Object.hasOwn(handlers, op) ? handlers[op] : undefined;
     if (!handler) {
       throw new SfnServiceError(
         'UnknownOperationException',

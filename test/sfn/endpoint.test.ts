@@ -277,6 +277,12 @@ describe('local Step Functions endpoint through SFNClient', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.headers.get('content-type')).toBe('application/x-amz-json-1.0');
     expect(await unknown.json()).toMatchObject({ __type: 'UnknownOperationException' });
+    // Names of Object's own members are not operations either.
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      const r = await post(`AWSStepFunctions.${name}`, '{}');
+      expect({ name, status: r.status }).toEqual({ name, status: 400 });
+      expect(await r.json()).toMatchObject({ __type: 'UnknownOperationException' });
+    }
     const notJson = await post('AWSStepFunctions.DescribeExecution', '{');
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ __type: 'SerializationException' });
