@@ -53,12 +53,6 @@ export const isConflict = (err: unknown): boolean => err instanceof KubeApiError
 export const isNotFound = (err: unknown): boolean => err instanceof KubeApiError && err.code === 404;
 export const isGone = (err: unknown): boolean => err instanceof KubeApiError && err.code === 410;
 
-/** Conflicts, throttling, server errors and connection failures are worth another attempt. */
-export function isRetryableKube(err: unknown): boolean {
-  if (err instanceof KubeApiError) return err.code === 409 || err.code === 429 || err.code >= 500;
-  return err instanceof Error; // network failures (refused, reset, TLS) from fetch
-}
-
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }

@@ -1,5 +1,5 @@
 /**
- * A token bucket per key (account+region): EKS's control-plane API throttles long before DynamoDB or
+ * A token bucket per key (the region): EKS's control-plane API throttles long before DynamoDB or
  * Lambda do, so the sweep never exceeds a configured EKS call rate.
  */
 export class TokenBucket {

@@ -16,9 +16,6 @@ import type { BundleSource } from './sources.js';
 
 export const ENTRYPOINT = 'cloudorch/decision';
 
-/** Metric name for alarms: 1 while degraded, 0 while a bundle serves. */
-export const DEGRADED_METRIC = 'PolicyEngineDegraded';
-
 export interface PolicyEngineHealth {
   readonly status: 'ok' | 'degraded';
   /** Why the engine is degraded. */

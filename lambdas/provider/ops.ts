@@ -21,6 +21,7 @@ import { PermanentError } from '../core/errors.js';
 import { OWNER_TAG } from '../core/ownership.js';
 import type { MutatingOperation, PlanDefaults } from '../core/plan/types.js';
 import type { ApplyResult } from '../core/provider.js';
+import { DEFAULTS_ENV } from './defaults.js';
 import { required } from './to-observation.js';
 
 export class ProviderRefusedError extends PermanentError {
@@ -28,8 +29,6 @@ export class ProviderRefusedError extends PermanentError {
     super(message, { code: 'ProviderRefused', remediation });
   }
 }
-
-import { DEFAULTS_ENV } from './defaults.js';
 
 export { DEFAULTS_ENV, defaultsFromEnv, list } from './defaults.js';
 

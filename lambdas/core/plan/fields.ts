@@ -39,7 +39,7 @@ export interface FieldContext {
 
 export interface FieldRule {
   readonly convergence: Convergence;
-  /** The EKS attribute it is compared with, for docs and `describe`. */
+  /** The EKS attribute it is compared with (documentation: nothing reads it at run time). */
   readonly observedAs: string;
   /** Operations that converge it (empty for identity, impossible and behaviour fields). */
   readonly via: readonly MutatingOperation['kind'][];
