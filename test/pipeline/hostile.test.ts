@@ -263,7 +263,7 @@ describe('hostile input and faults', () => {
     const fixed = await h.cp.store.get('team/denied');
     expect(fixed?.status?.ready).toBe(true);
     expect(fixed?.failures).toBeUndefined();
-  });
+  }, 180_000); // 288 sweep periods over every cluster of this file: about 20 s alone, longer under CI load
 
   it('removing the ownership tag is noticed by the sweep and by the drift event: OwnershipLost, nothing changed until adopt', async () => {
     const id = 'team/tagged';
