@@ -16,7 +16,7 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { applyKey } from '../core/plan/tokens.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
-import type { ClusterStatus } from '../core/status.js';
+import { type ClusterStatus, ownedArnOf } from '../core/status.js';
 import { type ClaimItem, claimId, describeTarget, type Target } from './claims.js';
 import {
   ConflictError,
@@ -492,9 +492,8 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
  * between that read and the write is not seen (a window of milliseconds).
  */
 function mayOwnCluster(r: ClusterRecord): string | undefined {
-  const s = r.status;
-  if (s?.ownedArn) return s.ownedArn;
-  if (s?.observed?.owned && s.observed.arn) return s.observed.arn;
+  const owned = ownedArnOf(r.status);
+  if (owned) return owned;
   const created =
     r.intent?.operation === 'CreateCluster' ||
     Object.keys(r.applied?.counts ?? {}).some((k) => k.startsWith(applyKey('CreateCluster', ''))) ||

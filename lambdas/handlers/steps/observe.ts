@@ -4,10 +4,10 @@
  * no EKS call is made until it is fixed.
  */
 import { validateSpec } from '../../core/spec/validate.js';
+import { ownedArnOf } from '../../core/status.js';
 import { LeaseLostError, RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
 import type { ExecutionState, ObserveResult } from '../contracts.js';
 import { deps } from '../deps.js';
-import { ownedArnOf } from '../desired.js';
 
 const DELETE_KINDS = new Set(['DeleteNodegroup', 'DeleteCluster']);
 

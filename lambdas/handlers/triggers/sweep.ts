@@ -14,11 +14,11 @@ import { Reason } from '../../core/conditions.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
 import { validateSpec } from '../../core/spec/validate.js';
+import { ownedArnOf } from '../../core/status.js';
 import { leaseView } from '../../store/lease.js';
 import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
 import { DEFAULT_CONFIG, deps } from '../deps.js';
-import { ownedArnOf } from '../desired.js';
 import { executionName, timeBucket } from '../execution-name.js';
 import { emit, log, METRIC } from '../telemetry.js';
 
