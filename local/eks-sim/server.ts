@@ -1,5 +1,5 @@
 /**
- * The EKS simulator's HTTP server: EKS's REST-JSON routes (eks-api.md §2), 200 with wrapper objects,
+ * The EKS simulator's HTTP server: EKS's REST-JSON routes (docs/eks-api.md §2), 200 with wrapper objects,
  * errors as `x-amzn-ErrorType` plus `{"message"}` with EKS's status codes, so the unchanged SDK client
  * runs against it through `endpoint`. SigV4 headers are accepted unverified; the region comes from
  * the credential scope. A development tool: nothing starts it unless configured explicitly.

@@ -42,7 +42,7 @@ const ALL_OPS: readonly MutatingOperation[] = [
   { kind: 'DeleteCluster', ...base },
 ];
 
-// Code, HTTP status (eks-api.md §8), the class it must become, and why the case exists.
+// Code, HTTP status (docs/eks-api.md §8), the class it must become, and why the case exists.
 const CASES = [
   ['ResourceNotFoundException', 404, NotFoundError, 'the resource is gone: a fact, not a failure'],
   ['NotFoundException', 404, NotFoundError, 'the tag APIs spell not-found differently'],
