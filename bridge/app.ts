@@ -16,7 +16,7 @@ import {
 import { DynamoDesiredStateStore } from '../lambdas/store/dynamo-store.js';
 import type { BridgeFlags } from './flags.js';
 import { GenerationMap } from './generations.js';
-import { startHealthServer } from './health.js';
+import { type HealthChecks, startHealthServer } from './health.js';
 import { CloudClusterInformer } from './informer.js';
 import { CloudClusterApi } from './kube.js';
 import { LeaderElector } from './leader.js';
@@ -64,6 +64,67 @@ export interface RunningBridge {
   stop(): Promise<void>;
 }
 
+/** Liveness is the webhook alone; readiness needs the watch, the table and a loaded policy bundle. */
+function healthChecks(
+  webhookListening: () => boolean,
+  watch: () => ReturnType<CloudClusterInformer['health']> | undefined,
+  store: DynamoDesiredStateStore,
+  engine: PolicyEngine,
+): HealthChecks {
+  return {
+    live: {
+      webhook: () => (webhookListening() ? undefined : 'webhook server is not listening'),
+    },
+    ready: {
+      watch: () => {
+        const h = watch();
+        if (!h?.synced) return `cloudclusters not listed yet${h?.lastError ? `: ${h.lastError}` : ''}`;
+        return h.watching ? undefined : `watch is reconnecting${h.lastError ? `: ${h.lastError}` : ''}`;
+      },
+      dynamodb: async () => {
+        await store.get(PROBE_ID);
+        return undefined;
+      },
+      policy: () => {
+        const h = engine.health();
+        return h.status === 'ok' ? undefined : `policy bundle not loaded: ${h.reason ?? 'unknown'}`;
+      },
+    },
+  };
+}
+
+/** The queue writes only while this replica leads (or always, without leader election). */
+function startWriting(
+  flags: BridgeFlags,
+  deps: BridgeDeps,
+  queue: WorkQueue,
+  everyKey: () => void,
+  log: Log,
+): LeaderElector | undefined {
+  if (!flags.leaderElect) {
+    queue.start();
+    return undefined;
+  }
+  const elector = new LeaderElector({
+    kc: deps.kc,
+    namespace: flags.leaderElectionNamespace,
+    name: flags.leaderElectionId,
+    identity: deps.identity ?? process.env['POD_NAME'] ?? `${hostname()}-${process.pid}`,
+    leaseDurationSeconds: flags.leaseDurationSeconds,
+    log,
+    onStartedLeading: () => {
+      queue.start();
+      everyKey();
+    },
+    onStoppedLeading: () => {
+      queue.pause();
+      deps.onLostLeadership?.();
+    },
+  });
+  elector.start();
+  return elector;
+}
+
 export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise<RunningBridge> {
   const log = deps.log ?? jsonLog;
   const store = new DynamoDesiredStateStore({ client: deps.dynamo, tableName: flags.tableName });
@@ -101,51 +162,13 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
   const health = await startHealthServer({
     port: flags.healthPort,
     host: flags.bindAddress,
-    checks: {
-      live: {
-        webhook: () => (webhook.listening() ? undefined : 'webhook server is not listening'),
-      },
-      ready: {
-        watch: () => {
-          const h = informer?.health();
-          if (!h?.synced) return `cloudclusters not listed yet${h?.lastError ? `: ${h.lastError}` : ''}`;
-          return h.watching ? undefined : `watch is reconnecting${h.lastError ? `: ${h.lastError}` : ''}`;
-        },
-        dynamodb: async () => {
-          await store.get(PROBE_ID);
-          return undefined;
-        },
-        policy: () => {
-          const h = deps.engine.health();
-          return h.status === 'ok' ? undefined : `policy bundle not loaded: ${h.reason ?? 'unknown'}`;
-        },
-      },
-    },
+    checks: healthChecks(webhook.listening, () => informer?.health(), store, deps.engine),
   }).catch(async (err: unknown) => {
     await webhook.close();
     throw err;
   });
 
-  let elector: LeaderElector | undefined;
-  if (flags.leaderElect) {
-    elector = new LeaderElector({
-      kc: deps.kc,
-      namespace: flags.leaderElectionNamespace,
-      name: flags.leaderElectionId,
-      identity: deps.identity ?? process.env['POD_NAME'] ?? `${hostname()}-${process.pid}`,
-      leaseDurationSeconds: flags.leaseDurationSeconds,
-      log,
-      onStartedLeading: () => {
-        queue.start();
-        everyKey();
-      },
-      onStoppedLeading: () => {
-        queue.pause();
-        deps.onLostLeadership?.();
-      },
-    });
-    elector.start();
-  } else queue.start();
+  const elector = startWriting(flags, deps, queue, everyKey, log);
 
   informer.start();
   // Status comes from DynamoDB, which the bridge does not watch: re-read every record periodically.
