@@ -136,80 +136,112 @@ export interface AdminContext {
   readonly counters: Counters;
 }
 
+/** One admin request: `segs` are the decoded path segments after `_sim`. */
+interface AdminRequest {
+  readonly ctx: AdminContext;
+  readonly segs: readonly string[];
+  readonly body: Body;
+}
+
+type AdminHandler = (req: AdminRequest) => unknown;
+
+function resetAll({ ctx, body }: AdminRequest): unknown {
+  const seed = typeof body.seed === 'number' ? body.seed : ctx.state.config.seed;
+  ctx.state.reset(seed);
+  ctx.faults.reset(seed);
+  ctx.counters.reset();
+  return { ok: true };
+}
+
+function setFaults({ ctx, body }: AdminRequest): unknown {
+  try {
+    ctx.faults.set(body as Record<string, FaultSpec>);
+  } catch (e) {
+    throw bad((e as Error).message);
+  }
+  return { ok: true };
+}
+
+function advanceClock({ ctx, body }: AdminRequest): unknown {
+  if (typeof body.ms !== 'number' || body.ms < 0) throw bad('ms must be a non-negative number');
+  ctx.state.advance(body.ms);
+  return { ok: true, now: ctx.state.now() };
+}
+
+/** A compact view of every cluster with its node groups and updates; not an EKS shape. */
+function stateSnapshot({ ctx: { state } }: AdminRequest): unknown {
+  return {
+    now: state.now(),
+    clusters: state.allClusters().map((c) => ({
+      region: c.region,
+      name: c.name,
+      status: c.status,
+      version: c.version,
+      nodegroups: [...c.nodegroups.values()].map((ng) => ({
+        name: ng.name,
+        status: ng.status,
+        version: ng.version,
+      })),
+      updates: c.updates.map((u) => ({
+        id: u.id,
+        type: u.type,
+        status: u.status,
+        nodegroupName: u.nodegroupName,
+      })),
+    })),
+  };
+}
+
+function deleteClusterBehindBack({ ctx: { state }, segs }: AdminRequest): unknown {
+  const region = segs[1]!;
+  const cluster = segs[3]!;
+  state.cluster(region, cluster);
+  state.clusters(region).delete(cluster);
+  return { ok: true };
+}
+
+function failNextUpdate({ ctx: { state }, segs, body }: AdminRequest): unknown {
+  const c = state.cluster(segs[1]!, segs[3]!);
+  if (typeof body.errorCode !== 'string') throw bad('errorCode is required');
+  const ng = typeof body.nodegroupName === 'string' ? state.nodegroup(c, body.nodegroupName).name : '';
+  c.failNext.set(ng, body.errorCode);
+  return { ok: true };
+}
+
+function clearCalls({ ctx }: AdminRequest): unknown {
+  ctx.counters.reset();
+  return { ok: true };
+}
+
+function clearFaults({ ctx }: AdminRequest): unknown {
+  ctx.faults.set({});
+  return { ok: true };
+}
+
+/** Keyed by method and path with region, cluster and node group names replaced by `:`. */
+const ADMIN_ROUTES: ReadonlyMap<string, AdminHandler> = new Map<string, AdminHandler>([
+  ['GET health', () => ({ ok: true })],
+  ['POST reset', resetAll],
+  ['GET calls', ({ ctx }) => ({ calls: ctx.counters.snapshot() })],
+  ['DELETE calls', clearCalls],
+  ['GET faults', ({ ctx }) => ({ faults: ctx.faults.get() })],
+  ['PUT faults', setFaults],
+  ['DELETE faults', clearFaults],
+  ['POST clock/advance', advanceClock],
+  ['GET state', stateSnapshot],
+  ['PATCH regions/:/clusters/:', ({ ctx, segs, body }) => driftCluster(ctx.state, segs[1]!, segs[3]!, body)],
+  ['DELETE regions/:/clusters/:', deleteClusterBehindBack],
+  [
+    'PATCH regions/:/clusters/:/node-groups/:',
+    ({ ctx, segs, body }) => driftNodegroup(ctx.state, segs[1]!, segs[3]!, segs[5]!, body),
+  ],
+  ['POST regions/:/clusters/:/fail-next-update', failNextUpdate],
+]);
+
 /** Routes `/_sim/...`; `segs` are the decoded path segments after `_sim`. */
 export function handleAdmin(ctx: AdminContext, method: string, segs: string[], b: Body): unknown {
-  const { state, faults, counters } = ctx;
   const route = `${method} ${segs.map((s, i) => (segs[i - 1] === 'regions' || segs[i - 1] === 'clusters' || segs[i - 1] === 'node-groups' ? ':' : s)).join('/')}`;
-  const region = segs[1] as string;
-  const cluster = segs[3] as string;
-  switch (route) {
-    case 'GET health':
-      return { ok: true };
-    case 'POST reset': {
-      const seed = typeof b.seed === 'number' ? b.seed : state.config.seed;
-      state.reset(seed);
-      faults.reset(seed);
-      counters.reset();
-      return { ok: true };
-    }
-    case 'GET calls':
-      return { calls: counters.snapshot() };
-    case 'DELETE calls':
-      counters.reset();
-      return { ok: true };
-    case 'GET faults':
-      return { faults: faults.get() };
-    case 'PUT faults':
-      try {
-        faults.set(b as Record<string, FaultSpec>);
-      } catch (e) {
-        throw bad((e as Error).message);
-      }
-      return { ok: true };
-    case 'DELETE faults':
-      faults.set({});
-      return { ok: true };
-    case 'POST clock/advance':
-      if (typeof b.ms !== 'number' || b.ms < 0) throw bad('ms must be a non-negative number');
-      state.advance(b.ms);
-      return { ok: true, now: state.now() };
-    case 'GET state':
-      return {
-        now: state.now(),
-        clusters: state.allClusters().map((c) => ({
-          region: c.region,
-          name: c.name,
-          status: c.status,
-          version: c.version,
-          nodegroups: [...c.nodegroups.values()].map((ng) => ({
-            name: ng.name,
-            status: ng.status,
-            version: ng.version,
-          })),
-          updates: c.updates.map((u) => ({
-            id: u.id,
-            type: u.type,
-            status: u.status,
-            nodegroupName: u.nodegroupName,
-          })),
-        })),
-      };
-    case 'PATCH regions/:/clusters/:':
-      return driftCluster(state, region, cluster, b);
-    case 'DELETE regions/:/clusters/:':
-      state.cluster(region, cluster);
-      state.clusters(region).delete(cluster);
-      return { ok: true };
-    case 'PATCH regions/:/clusters/:/node-groups/:':
-      return driftNodegroup(state, region, cluster, segs[5] as string, b);
-    case 'POST regions/:/clusters/:/fail-next-update': {
-      const c = state.cluster(region, cluster);
-      if (typeof b.errorCode !== 'string') throw bad('errorCode is required');
-      const ng = typeof b.nodegroupName === 'string' ? state.nodegroup(c, b.nodegroupName).name : '';
-      c.failNext.set(ng, b.errorCode);
-      return { ok: true };
-    }
-    default:
-      throw new SimError(404, 'AdminNotFound', `no admin route ${method} /_sim/${segs.join('/')}`);
-  }
+  const handler = ADMIN_ROUTES.get(route);
+  if (!handler) throw new SimError(404, 'AdminNotFound', `no admin route ${method} /_sim/${segs.join('/')}`);
+  return handler({ ctx, segs, body: b });
 }

@@ -4,10 +4,10 @@
  * runs against it through `endpoint`. SigV4 headers are accepted unverified; the region comes from
  * the credential scope. A development tool: nothing starts it unless configured explicitly.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refuseBrowserRequests } from '../runtime/browser-guard.js';
-import { Counters, Faults, handleAdmin } from './admin.js';
+import { type AdminContext, Counters, Faults, handleAdmin } from './admin.js';
 import { SimError } from './model.js';
 import * as cl from './ops-cluster.js';
 import * as ng from './ops-nodegroup.js';
@@ -93,15 +93,12 @@ export interface StartOptions extends SimOptions {
   readonly host?: string;
 }
 
-/** Starts the simulator on loopback. Tests start their own and close it when done. */
-export async function startEksSimulator(opts: StartOptions = {}): Promise<EksSimulator> {
-  const { port = 0, host = '127.0.0.1', ...simOpts } = opts;
-  const state = new SimState(simOpts);
-  const faults = new Faults(state.config.seed);
-  const counters = new Counters();
-  let seq = 0;
+type Send = (res: ServerResponse, status: number, body: unknown, errorType?: string) => void;
 
-  const send = (res: ServerResponse, status: number, body: unknown, errorType?: string) => {
+/** Every answer carries an `x-amzn-requestid`, numbered per simulator. */
+function responder(): Send {
+  let seq = 0;
+  return (res, status, body, errorType) => {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'x-amzn-requestid': `sim-${String(++seq).padStart(8, '0')}`,
@@ -109,66 +106,109 @@ export async function startEksSimulator(opts: StartOptions = {}): Promise<EksSim
     if (errorType) headers['x-amzn-errortype'] = errorType;
     res.writeHead(status, headers).end(JSON.stringify(body));
   };
-  const sendError = (res: ServerResponse, e: SimError) =>
-    send(res, e.status, { message: e.message, ...e.extra }, e.type.startsWith('Admin') ? undefined : e.type);
+}
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://sim');
-    // Split before decoding: an ARN label arrives with its '/' and ':' percent-encoded.
-    const segs = url.pathname
-      .split('/')
-      .filter((s) => s !== '')
-      .map(decodeURIComponent);
-    const method = req.method ?? 'GET';
-    const body = await readJson(req);
-    if (segs[0] === '_sim') {
-      state.tick();
-      return send(res, 200, handleAdmin({ state, faults, counters }, method, segs.slice(1), body));
-    }
-    const m = match(method, segs);
-    const op = m?.route[2] ?? 'Unknown';
-    const fault = faults.decide(op);
-    if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
-    if (fault.error) {
-      counters.record(op, fault.error.status === 429 ? 'throttled' : 'serverErrors');
-      throw fault.error;
-    }
-    if (!m) {
-      counters.record(op, 'rejected');
-      throw new SimError(
-        404,
-        'UnknownOperationException',
-        `The simulator does not implement ${method} ${url.pathname}`,
-      );
-    }
-    state.tick();
-    try {
-      const out = m.route[3]({
-        state,
-        region: regionOf(req, state.config.defaultRegion),
-        params: m.params,
-        query: url.searchParams,
-        body,
-      });
-      counters.record(op, 'succeeded');
-      send(res, 200, out);
-    } catch (e) {
-      if (e instanceof SimError) counters.record(op, 'rejected');
-      throw e;
-    }
-  };
+/** EKS errors name their type in `x-amzn-ErrorType`; admin errors (not EKS) are plain `{message}` bodies. */
+function sendError(send: Send, res: ServerResponse, e: SimError): void {
+  send(res, e.status, { message: e.message, ...e.extra }, e.type.startsWith('Admin') ? undefined : e.type);
+}
+
+/** Split before decoding: an ARN label arrives with its '/' and ':' percent-encoded. */
+function pathSegments(url: URL): string[] {
+  return url.pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
+}
+
+/** Counts an injected fault against its operation before it is answered. */
+function countedFault(counters: Counters, op: string, error: SimError): SimError {
+  counters.record(op, error.status === 429 ? 'throttled' : 'serverErrors');
+  return error;
+}
+
+interface EksCall {
+  readonly req: IncomingMessage;
+  readonly method: string;
+  readonly url: URL;
+  readonly body: Record<string, unknown>;
+}
+
+/** Runs a matched operation (or rejects an unmatched one), counting the outcome. */
+function runOperation(sim: AdminContext, op: string, m: ReturnType<typeof match>, call: EksCall): unknown {
+  const { state, counters } = sim;
+  if (!m) {
+    counters.record(op, 'rejected');
+    throw new SimError(
+      404,
+      'UnknownOperationException',
+      `The simulator does not implement ${call.method} ${call.url.pathname}`,
+    );
+  }
+  state.tick();
+  try {
+    const out = m.route[3]({
+      state,
+      region: regionOf(call.req, state.config.defaultRegion),
+      params: m.params,
+      query: call.url.searchParams,
+      body: call.body,
+    });
+    counters.record(op, 'succeeded');
+    return out;
+  } catch (e) {
+    if (e instanceof SimError) counters.record(op, 'rejected');
+    throw e;
+  }
+}
+
+async function handle(
+  sim: AdminContext,
+  send: Send,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sim');
+  const segs = pathSegments(url);
+  const method = req.method ?? 'GET';
+  const body = await readJson(req);
+  if (segs[0] === '_sim') {
+    sim.state.tick();
+    return send(res, 200, handleAdmin(sim, method, segs.slice(1), body));
+  }
+  const m = match(method, segs);
+  const op = m?.route[2] ?? 'Unknown';
+  // Faults are drawn before routing, so a `*` fault also hits routes the simulator lacks.
+  const fault = sim.faults.decide(op);
+  if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
+  if (fault.error) throw countedFault(sim.counters, op, fault.error);
+  send(res, 200, runOperation(sim, op, m, { req, method, url, body }));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+}
+
+/** Starts the simulator on loopback. Tests start their own and close it when done. */
+export async function startEksSimulator(opts: StartOptions = {}): Promise<EksSimulator> {
+  const { port = 0, host = '127.0.0.1', ...simOpts } = opts;
+  const state = new SimState(simOpts);
+  const faults = new Faults(state.config.seed);
+  const counters = new Counters();
+  const sim: AdminContext = { state, faults, counters };
+  const send = responder();
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      if (e instanceof SimError) return sendError(res, e);
+    handle(sim, send, req, res).catch((e: unknown) => {
+      if (e instanceof SimError) return sendError(send, res, e);
       send(res, 500, { message: `simulator bug: ${(e as Error)?.message ?? String(e)}` }, 'ServerException');
     });
   });
   refuseBrowserRequests(server, 'the EKS simulator');
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  await listen(server, port, host);
   const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${bound}`,
