@@ -5,26 +5,10 @@ import {
   DescribeNodegroupCommand,
   ListClustersCommand,
 } from '@aws-sdk/client-eks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  activeCluster,
-  activeNodegroup,
-  clusterInput,
-  expectEksError,
-  type Harness,
-  harness,
-} from './support.js';
+import { describe, expect, it } from 'vitest';
+import { activeCluster, activeNodegroup, clusterInput, expectEksError, useSimulator } from './support.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.admin.reset();
-});
+const h = useSimulator();
 
 const describeC = () => h.eks.send(new DescribeClusterCommand({ name: 'c' }));
 

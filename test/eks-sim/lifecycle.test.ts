@@ -16,7 +16,7 @@ import {
   UpdateClusterVersionCommand,
   UpdateNodegroupConfigCommand,
 } from '@aws-sdk/client-eks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
 import {
   activeCluster,
@@ -27,19 +27,11 @@ import {
   harness,
   nodegroupInput,
   raw,
+  useSimulator,
 } from './support.js';
 
 describe('lifecycles at speed 1, moved by the admin clock', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await harness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(async () => {
-    await h.admin.reset();
-  });
+  const h = useSimulator();
 
   const status = async () => (await h.eks.send(new DescribeClusterCommand({ name: 'c' }))).cluster?.status;
 

@@ -16,28 +16,18 @@ import {
   UpdateNodegroupConfigCommand,
   UpdateNodegroupVersionCommand,
 } from '@aws-sdk/client-eks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   activeCluster,
   activeNodegroup,
   clusterInput,
   expectEksError,
-  type Harness,
-  harness,
   nodegroupInput,
   raw,
+  useSimulator,
 } from './support.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.admin.reset();
-});
+const h = useSimulator();
 
 describe('create validation', () => {
   it.each([

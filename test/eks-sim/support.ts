@@ -1,4 +1,8 @@
-/** Shared helpers for the simulator's tests: a raw SDK client (no retries) and states reached by moving the clock. */
+/**
+ * The EKS-simulator test harness, shared by the simulator's tests and the provider's: a simulator, its
+ * admin client and a raw SDK client (no retries), started once per file or describe block
+ * ({@link useSimulator}), and states reached by moving the clock.
+ */
 import {
   CreateClusterCommand,
   type CreateClusterCommandInput,
@@ -6,7 +10,7 @@ import {
   type CreateNodegroupCommandInput,
   EKSClient,
 } from '@aws-sdk/client-eks';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { SimAdminClient } from '../../local/eks-sim/admin-client.js';
 import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
 import { type EksSimulator, type StartOptions, startEksSimulator } from '../../local/eks-sim/server.js';
@@ -14,10 +18,14 @@ import { type EksSimulator, type StartOptions, startEksSimulator } from '../../l
 export const REGION = 'us-east-1';
 export const ROLE = 'arn:aws:iam::000000000000:role/eks';
 
-export interface Harness {
+/** A running simulator with its admin client and a raw SDK client. */
+export interface SimClients {
   readonly sim: EksSimulator;
   readonly admin: SimAdminClient;
   readonly eks: EKSClient;
+}
+
+export interface Harness extends SimClients {
   close(): Promise<void>;
 }
 
@@ -37,6 +45,49 @@ export async function harness(opts: StartOptions = {}, region = REGION): Promise
     close: async () => {
       eks.destroy();
       await sim.close();
+    },
+  };
+}
+
+export interface UseSimulatorOptions {
+  /** The region of the SDK and admin clients. */
+  readonly region?: string;
+  /** Reset the simulator (state, faults, clock, counts) before each test. Default true. */
+  readonly reset?: boolean;
+}
+
+/**
+ * One simulator for a test file or describe block: started before its tests, closed after them and,
+ * unless `reset: false`, reset before each test. The returned clients read the running simulator, so
+ * `const h = useSimulator()` is usable in every test of the block; the block closes it.
+ */
+export function useSimulator(opts: StartOptions = {}, use: UseSimulatorOptions = {}): SimClients {
+  let running: Harness | undefined;
+  const current = (): Harness => {
+    if (!running)
+      throw new Error('the simulator is not running: call useSimulator at file or describe level');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await harness(opts, use.region);
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  if (use.reset ?? true) {
+    beforeEach(async () => {
+      await current().admin.reset();
+    });
+  }
+  return {
+    get sim() {
+      return current().sim;
+    },
+    get admin() {
+      return current().admin;
+    },
+    get eks() {
+      return current().eks;
     },
   };
 }
@@ -61,7 +112,7 @@ export const nodegroupInput = (
 });
 
 export async function activeCluster(
-  h: Harness,
+  h: SimClients,
   over: Partial<CreateClusterCommandInput> = {},
 ): Promise<void> {
   await h.eks.send(new CreateClusterCommand(clusterInput(over)));
@@ -69,7 +120,7 @@ export async function activeCluster(
 }
 
 export async function activeNodegroup(
-  h: Harness,
+  h: SimClients,
   over: Partial<CreateNodegroupCommandInput> = {},
 ): Promise<void> {
   await h.eks.send(new CreateNodegroupCommand(nodegroupInput(over)));
@@ -96,7 +147,7 @@ export async function expectEksError(
 }
 
 /** A raw request, for bodies the SDK would never serialize. */
-export async function raw(h: Harness, method: string, path: string, body?: unknown) {
+export async function raw(h: SimClients, method: string, path: string, body?: unknown) {
   const res = await fetch(`${h.sim.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json' },

@@ -4,8 +4,8 @@
  * number of calls per observation within the documented bound. The simulator runs at speed 1 and
  * the tests move its clock explicitly, so every state is reached deterministically.
  */
-import { EKSClient, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { observeCallBound } from '../../lambdas/provider/eks-provider.js';
 import { MalformedResponseError } from '../../lambdas/provider/index.js';
 import {
@@ -13,11 +13,9 @@ import {
   toObservedCluster,
   toObservedNodegroup,
 } from '../../lambdas/provider/to-observation.js';
-import { SimAdminClient } from '../../local/eks-sim/admin-client.js';
 import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
-import { type EksSimulator, startEksSimulator } from '../../local/eks-sim/server.js';
 import { clusterVersionOp, createClusterOp, createNodegroupOp, NODEGROUP, ref } from './support/fixtures.js';
-import { providerFor, REGION, TEST_CREDENTIALS } from './support/servers.js';
+import { useSimProvider } from './support/servers.js';
 
 const cluster = {
   name: 'c',
@@ -97,52 +95,38 @@ describe('response -> observation (pure)', () => {
 });
 
 describe('observe against the simulator', () => {
-  let sim: EksSimulator;
-  let admin: SimAdminClient;
-  const provider = () => providerFor(sim.url);
-  let p: ReturnType<typeof provider>;
+  const h = useSimProvider({ seed: 3, speed: 1 });
   const account = '000000000000';
 
-  beforeAll(async () => {
-    sim = await startEksSimulator({ seed: 3, speed: 1 });
-    admin = new SimAdminClient(sim.url, REGION);
-    p = provider();
-  });
-  afterAll(async () => {
-    p.clients.destroy();
-    await sim.close();
-  });
-
-  /** An ACTIVE cluster with one ACTIVE node group, reached by moving the clock. */
+  /** An ACTIVE cluster with one ACTIVE node group, reached by moving the clock (after the reset). */
   beforeEach(async () => {
-    await admin.reset();
-    await p.apply(createClusterOp(account));
-    await admin.advance(DEFAULT_DURATIONS.clusterCreate);
-    await p.apply(createNodegroupOp(account));
-    await admin.advance(DEFAULT_DURATIONS.nodegroupCreate);
-    await admin.resetCalls();
+    await h.provider.apply(createClusterOp(account));
+    await h.admin.advance(DEFAULT_DURATIONS.clusterCreate);
+    await h.provider.apply(createNodegroupOp(account));
+    await h.admin.advance(DEFAULT_DURATIONS.nodegroupCreate);
+    await h.admin.resetCalls();
   });
 
   const calls = async () => {
-    const c = await admin.calls();
+    const c = await h.admin.calls();
     return Object.fromEntries(Object.entries(c).map(([op, n]) => [op, n.requests]));
   };
 
   it('a quiet cluster costs DescribeCluster, ListNodegroups and one DescribeNodegroup: no update calls', async () => {
-    const o = await p.observe(ref);
+    const o = await h.provider.observe(ref);
     expect(o.cluster?.status).toBe('ACTIVE');
     expect(o.nodegroups.map((n) => n.status)).toEqual(['ACTIVE']);
     expect(await calls()).toEqual({ DescribeCluster: 1, ListNodegroups: 1, DescribeNodegroup: 1 });
   });
 
   it('right after an update the status still reads ACTIVE; only the tracked update shows the truth', async () => {
-    await admin.driftNodegroup(ref.clusterName, NODEGROUP, { version: '1.31' });
-    await admin.driftCluster(ref.clusterName, { version: '1.31' });
-    const r = await p.apply(clusterVersionOp('1.31', '1.32'));
-    const untracked = await p.observe(ref);
+    await h.admin.driftNodegroup(ref.clusterName, NODEGROUP, { version: '1.31' });
+    await h.admin.driftCluster(ref.clusterName, { version: '1.31' });
+    const r = await h.provider.apply(clusterVersionOp('1.31', '1.32'));
+    const untracked = await h.provider.observe(ref);
     expect(untracked.cluster).toMatchObject({ status: 'ACTIVE', health: 'Healthy' });
     expect(untracked.cluster?.update).toBeUndefined();
-    const tracked = await p.observe(ref, { trackedUpdates: [{ id: r.updateId ?? '' }] });
+    const tracked = await h.provider.observe(ref, { trackedUpdates: [{ id: r.updateId ?? '' }] });
     expect(tracked.cluster?.update).toMatchObject({
       id: r.updateId,
       status: 'InProgress',
@@ -151,18 +135,16 @@ describe('observe against the simulator', () => {
   });
 
   it('an UPDATING node group nobody tracks: one ListUpdates finds the update, within the bound', async () => {
-    const raw = new EKSClient({ endpoint: sim.url, region: REGION, credentials: TEST_CREDENTIALS });
-    const out = await raw.send(
+    const out = await h.eks.send(
       new UpdateNodegroupConfigCommand({
         clusterName: ref.clusterName,
         nodegroupName: NODEGROUP,
         scalingConfig: { desiredSize: 3 },
       }),
     );
-    raw.destroy();
-    await admin.advance(DEFAULT_DURATIONS.statusLag);
-    await admin.resetCalls();
-    const o = await p.observe(ref);
+    await h.admin.advance(DEFAULT_DURATIONS.statusLag);
+    await h.admin.resetCalls();
+    const o = await h.provider.observe(ref);
     expect(o.nodegroups[0]).toMatchObject({
       status: 'UPDATING',
       update: { id: out.update?.id, status: 'InProgress' },
@@ -180,12 +162,12 @@ describe('observe against the simulator', () => {
   });
 
   it('a tracked update that failed is reported with its error codes; the cluster is ACTIVE on the old version', async () => {
-    await admin.driftNodegroup(ref.clusterName, NODEGROUP, { version: '1.31' });
-    await admin.driftCluster(ref.clusterName, { version: '1.31' });
-    await admin.failNextUpdate(ref.clusterName, 'InsufficientFreeAddresses');
-    const r = await p.apply(clusterVersionOp('1.31', '1.32'));
-    await admin.advance(DEFAULT_DURATIONS.clusterVersionUpdate);
-    const o = await p.observe(ref, { trackedUpdates: [{ id: r.updateId ?? '' }] });
+    await h.admin.driftNodegroup(ref.clusterName, NODEGROUP, { version: '1.31' });
+    await h.admin.driftCluster(ref.clusterName, { version: '1.31' });
+    await h.admin.failNextUpdate(ref.clusterName, 'InsufficientFreeAddresses');
+    const r = await h.provider.apply(clusterVersionOp('1.31', '1.32'));
+    await h.admin.advance(DEFAULT_DURATIONS.clusterVersionUpdate);
+    const o = await h.provider.observe(ref, { trackedUpdates: [{ id: r.updateId ?? '' }] });
     expect(o.cluster).toMatchObject({ status: 'ACTIVE', version: '1.31' });
     expect(o.cluster?.update).toMatchObject({
       status: 'Failed',
@@ -195,7 +177,7 @@ describe('observe against the simulator', () => {
   });
 
   it('tracked updates EKS no longer knows, or of node groups that are gone, are left out', async () => {
-    const o = await p.observe(ref, {
+    const o = await h.provider.observe(ref, {
       trackedUpdates: [{ id: 'no-such-update' }, { id: 'another', nodegroupName: 'deleted-group' }],
     });
     expect(o.cluster?.update).toBeUndefined();
@@ -204,7 +186,7 @@ describe('observe against the simulator', () => {
   });
 
   it('a cluster deleted behind our back is observed as null', async () => {
-    await admin.vanishCluster(ref.clusterName);
-    expect(await p.observe(ref)).toMatchObject({ cluster: null, nodegroups: [] });
+    await h.admin.vanishCluster(ref.clusterName);
+    expect(await h.provider.observe(ref)).toMatchObject({ cluster: null, nodegroups: [] });
   });
 });

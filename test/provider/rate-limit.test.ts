@@ -2,25 +2,19 @@
  * The client-side EKS rate limit: awaited before every HTTP attempt, retries included, per region;
  * and a limiter that never admits more than its rate into any one-second window.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { perSecondLimiter } from '../../lambdas/handlers/token-bucket.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
-import { SimAdminClient } from '../../local/eks-sim/admin-client.js';
-import { type EksSimulator, startEksSimulator } from '../../local/eks-sim/server.js';
+import { useSimulator } from '../eks-sim/support.js';
 
 describe('rate limit before every EKS attempt', () => {
-  let sim: EksSimulator;
-  beforeAll(async () => {
-    sim = await startEksSimulator({ seed: 5 });
-  });
-  afterAll(async () => sim?.close());
+  const h = useSimulator({ seed: 5 }, { reset: false });
 
   it('is asked once per HTTP attempt, throttled retries included, with the region', async () => {
-    const admin = new SimAdminClient(sim.url);
-    await admin.setFaults({ '*': { throttleFraction: 0.5 } });
+    await h.admin.setFaults({ '*': { throttleFraction: 0.5 } });
     const asked: string[] = [];
     const provider = new EksProvider({
-      endpoint: sim.url,
+      endpoint: h.sim.url,
       credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
       retry: { baseDelayMs: 1, throttlingBaseDelayMs: 1, maxDelayMs: 5 },
       beforeAttempt: async (region) => {
@@ -28,7 +22,7 @@ describe('rate limit before every EKS attempt', () => {
       },
     });
     for (let i = 0; i < 10; i++) await provider.observe({ clusterName: `none-${i}`, region: 'eu-west-1' });
-    const calls = await admin.calls();
+    const calls = await h.admin.calls();
     const requests = Object.values(calls).reduce((n, c) => n + c.requests, 0);
     const throttled = Object.values(calls).reduce((n, c) => n + c.throttled, 0);
     expect(throttled).toBeGreaterThan(0);

@@ -6,12 +6,11 @@
  *  - every mutating operation the loop applied reached EKS exactly once (one success per apply);
  *  - read calls per observation stay within observeCallBound.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EKS_RETRY_BUDGET, observeCallBound } from '../../lambdas/provider/index.js';
 import type { CallCounts } from '../../local/eks-sim/admin.js';
-import { SimAdminClient } from '../../local/eks-sim/admin-client.js';
 import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
-import { type EksSimulator, startEksSimulator } from '../../local/eks-sim/server.js';
+import { useSimulator } from '../eks-sim/support.js';
 import { converge, DEFAULTS, desiredOf } from './support/reconcile.js';
 import { providerFor, REGION } from './support/servers.js';
 
@@ -30,25 +29,19 @@ const WAIT_MS = DEFAULT_DURATIONS.clusterVersionUpdate;
 const READS = ['DescribeCluster', 'ListNodegroups', 'DescribeNodegroup', 'ListUpdates', 'DescribeUpdate'];
 
 describe('50% throttling', () => {
-  let sim: EksSimulator;
-  let admin: SimAdminClient;
+  // Speed 1 and an explicit clock: transitions complete only when the loop waits, so the sequence of
+  // requests (and of injected faults) is the same on every run.
+  const h = useSimulator({ seed: 11, speed: 1 }, { reset: false });
   beforeAll(async () => {
-    // Speed 1 and an explicit clock: transitions complete only when the loop waits, so the sequence of
-    // requests (and of injected faults) is the same on every run.
-    sim = await startEksSimulator({ seed: 11, speed: 1 });
-    admin = new SimAdminClient(sim.url, REGION);
-    await admin.setFaults({
+    await h.admin.setFaults({
       '*': { throttleFraction: 0.5 },
       DescribeCluster: { throttleFraction: 0.5, throttleCode: 'TooManyRequestsException' },
     });
   });
-  afterAll(async () => {
-    await sim.close();
-  });
 
   it('converges through create, upgrade and delete within the retry budget and the call bounds', async () => {
-    const provider = providerFor(sim.url);
-    const wait = { onWait: () => admin.advance(WAIT_MS) };
+    const provider = providerFor(h.sim.url);
+    const wait = { onWait: () => h.admin.advance(WAIT_MS) };
     const created = await converge(provider, desiredOf('team-a/throttled', SPEC), DEFAULTS, wait);
     expect(created.observation.cluster).toMatchObject({ status: 'ACTIVE', version: '1.30' });
     const upgraded = await converge(
@@ -72,7 +65,7 @@ describe('50% throttling', () => {
     expect(deleted.observation.cluster).toBeNull();
     provider.clients.destroy();
 
-    const calls: CallCounts = await admin.calls();
+    const calls: CallCounts = await h.admin.calls();
     const total = (k: keyof CallCounts[string]) => Object.values(calls).reduce((n, c) => n + c[k], 0);
     // The faults really fired, and every throttled request was retried to a success.
     expect(total('throttled')).toBeGreaterThan(total('succeeded') / 3);

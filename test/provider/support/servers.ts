@@ -1,8 +1,13 @@
-/** The two servers the conformance suite runs against, behind one small interface. */
+/**
+ * The two servers the conformance suite runs against, behind one small interface, and the provider on
+ * the shared simulator harness for the provider's other tests.
+ */
 
+import { afterAll, beforeAll } from 'vitest';
 import { EksProvider, type EksProviderOptions } from '../../../lambdas/provider/index.js';
-import { SimAdminClient } from '../../../local/eks-sim/admin-client.js';
-import { startEksSimulator } from '../../../local/eks-sim/server.js';
+import type { SimAdminClient } from '../../../local/eks-sim/admin-client.js';
+import type { StartOptions } from '../../../local/eks-sim/server.js';
+import { harness, type SimClients, type UseSimulatorOptions, useSimulator } from '../../eks-sim/support.js';
 import { MOTO_ACCOUNT, startMoto } from './moto.js';
 
 export type ServerKind = 'sim' | 'moto';
@@ -28,17 +33,16 @@ export async function startTarget(kind: ServerKind): Promise<Target> {
     return { kind, url: moto.url, accountId: MOTO_ACCOUNT, reset: moto.reset, close: moto.close };
   }
   // Fast enough that transitions finish between polls, slow enough that CREATING is observable.
-  const sim = await startEksSimulator({ seed: 7, speed: 20_000, accountId: '000000000000' });
-  const admin = new SimAdminClient(sim.url, REGION);
+  const h = await harness({ seed: 7, speed: 20_000, accountId: '000000000000' }, REGION);
   return {
     kind,
-    url: sim.url,
+    url: h.sim.url,
     accountId: '000000000000',
-    admin,
+    admin: h.admin,
     reset: async () => {
-      await admin.reset();
+      await h.admin.reset();
     },
-    close: sim.close,
+    close: h.close,
   };
 }
 
@@ -47,3 +51,38 @@ export function providerFor(url: string, opts: EksProviderOptions = {}): EksProv
 }
 
 export const roleArn = (account: string, name: string) => `arn:aws:iam::${account}:role/${name}`;
+
+export interface SimProvider extends SimClients {
+  /** A provider on the simulator ({@link providerFor}), built once for the block. */
+  readonly provider: EksProvider;
+}
+
+/**
+ * The shared simulator harness (`useSimulator` in test/eks-sim/support.ts) with a provider on it, for
+ * a test file or describe block; the provider's clients are destroyed before the simulator closes.
+ */
+export function useSimProvider(opts: StartOptions, use: UseSimulatorOptions = {}): SimProvider {
+  const h = useSimulator(opts, use);
+  let provider: EksProvider | undefined;
+  beforeAll(() => {
+    provider = providerFor(h.sim.url);
+  });
+  afterAll(() => {
+    provider?.clients.destroy();
+  });
+  return {
+    get sim() {
+      return h.sim;
+    },
+    get admin() {
+      return h.admin;
+    },
+    get eks() {
+      return h.eks;
+    },
+    get provider() {
+      if (!provider) throw new Error('the provider exists only while the block runs');
+      return provider;
+    },
+  };
+}
