@@ -8,8 +8,11 @@ import { z } from 'zod';
 import { Reason } from '../core/conditions.js';
 import { isRecordId } from '../core/record-id.js';
 import { isClaimId } from './claims.js';
-import type { StoredItem } from './observer.js';
+import { RecordInvalidError } from './errors.js';
 import type { ClusterRecord } from './types.js';
+
+/** An item as the document client reads and writes it (attribute values unmarshalled). */
+export type StoredItem = Readonly<Record<string, unknown>>;
 
 const RECORD_INVALID: string = Reason.RecordInvalid;
 const str = z.string();
@@ -105,6 +108,14 @@ export function parseItem(item: StoredItem): ParsedItem {
     kind: 'invalid',
     invalid: { id: String(id), usable: isRecordId(id), reason, marked: marked(item) },
   };
+}
+
+/** The item as a record; RecordInvalidError when it is malformed or a claim. */
+export function toRecord(item: StoredItem): ClusterRecord {
+  const p = parseItem(item);
+  if (p.kind === 'record') return p.record;
+  if (p.kind === 'invalid') throw new RecordInvalidError(p.invalid.id, p.invalid.reason);
+  throw new RecordInvalidError(String(item['id']), 'a target claim, not a record');
 }
 
 function marked(item: StoredItem): boolean {

@@ -1,9 +1,7 @@
 /**
- * Update expressions built from a small mutation description, so the store can also compute the
- * item after the write from the item before it (ReturnValues ALL_OLD): the change feed needs both
- * images and DynamoDB returns only one per write.
+ * Update expressions built from a small mutation description, so every store write states what it
+ * sets, increments and removes as data, and placeholder names are derived instead of listed by hand.
  */
-import type { StoredItem } from './observer.js';
 
 export interface Mutation {
   /** Attribute (or `attribute.member` for one member of a map) to value. */
@@ -59,20 +57,4 @@ export function updateParams(mutation: Mutation, condition: Expression): UpdateP
     ExpressionAttributeNames: attributeNames(UpdateExpression, condition.expression),
     ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
   };
-}
-
-/** The item after `mutation`, given the item DynamoDB returned as it was before it. */
-export function applyMutation(before: StoredItem, mutation: Mutation): StoredItem {
-  const after: Record<string, unknown> = { ...before };
-  for (const [attr, value] of Object.entries(mutation.set ?? {})) {
-    const [top, member] = attr.split('.') as [string, string | undefined];
-    after[top] = member === undefined ? value : { ...(after[top] as object), [member]: value };
-  }
-  for (const [attr, by] of Object.entries(mutation.increment ?? {})) {
-    const current = before[attr];
-    if (typeof current !== 'number') throw new TypeError(`attribute ${attr} is not a number`);
-    after[attr] = current + by;
-  }
-  for (const attr of mutation.remove ?? []) delete after[attr];
-  return after;
 }

@@ -37,6 +37,7 @@ import { ensurePolicyBundle } from '../../policies/build.js';
 import { type EksSimulator, SimAdminClient, startEksSimulator } from '../eks-sim/index.js';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../sfn/endpoint.js';
 import { ChangeFeed } from '../store/change-feed.js';
+import { feedWrites } from '../store/write-tap.js';
 import { refuseBrowserRequests } from './browser-guard.js';
 
 export const LOCAL_REGION = 'us-east-1';
@@ -155,7 +156,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await policy.ready();
 
     const feed = new ChangeFeed({ tableName: TABLE, region: LOCAL_REGION });
-    const store = new DynamoDesiredStateStore({ client: ddbClient, tableName: TABLE, observer: feed });
+    // dynalite has no streams: the feed mirrors the store client's writes instead.
+    const store = new DynamoDesiredStateStore({ client: feedWrites(ddbClient, feed), tableName: TABLE });
     const provider = new EksProvider({
       endpoint: sim.url,
       credentials: CREDENTIALS,

@@ -1,15 +1,25 @@
 /**
  * DynamoDB Streams for local mode. dynalite has no streams, yet the on-change Lambda consumes stream
- * records; this feed turns every write the store reports into the record a Lambda event would carry
- * for a NEW_AND_OLD_IMAGES stream, and delivers it to subscribers in write order.
- * The shape is checked against DynamoDB Local's real stream in test/store/stream-shape.test.ts.
+ * records; this feed turns every write it is told about (by the client tap in write-tap.ts) into the
+ * record a Lambda event would carry for a NEW_AND_OLD_IMAGES stream, and delivers it to subscribers
+ * in write order. The shape is checked against DynamoDB Local's real stream in
+ * test/store/stream-shape.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import type { ItemChange, StoredItem, WriteObserver } from '../../lambdas/store/observer.js';
+import type { StoredItem } from '../../lambdas/store/record.js';
 import { itemSizeBytes } from './item-size.js';
+
+/** One successful write: the item exactly as it was before and after it (document form). */
+export interface ItemChange {
+  readonly keys: { readonly id: string };
+  /** Absent for a create. */
+  readonly oldImage?: StoredItem;
+  /** Absent for a delete. */
+  readonly newImage?: StoredItem;
+}
 
 export type ChangeListener = (record: DynamoDBRecord) => void | Promise<void>;
 export type Unsubscribe = () => void;
@@ -30,7 +40,8 @@ interface Subscriber {
   tail: Promise<void>;
 }
 
-export class ChangeFeed implements WriteObserver {
+export class ChangeFeed {
+  readonly tableName: string;
   private readonly subscribers = new Set<Subscriber>();
   private readonly region: string;
   private readonly streamArn: string;
@@ -38,6 +49,7 @@ export class ChangeFeed implements WriteObserver {
   private sequence = 0n;
 
   constructor(opts: ChangeFeedOptions) {
+    this.tableName = opts.tableName;
     this.region = opts.region;
     this.streamArn =
       opts.streamArn ?? `arn:aws:dynamodb:${opts.region}:000000000000:table/${opts.tableName}/stream/local`;
@@ -59,6 +71,7 @@ export class ChangeFeed implements WriteObserver {
     await Promise.all([...this.subscribers].map((s) => s.tail));
   }
 
+  /** Told about each write after it succeeded, in write order. */
   onWrite(change: ItemChange): void {
     const record = this.toRecord(change);
     if (!record) return;

@@ -1,7 +1,8 @@
 /**
  * The local change feed against the real thing: the same store writes go to DynamoDB Local with a
- * NEW_AND_OLD_IMAGES stream, whose records are read back with the Streams API, and to dynalite with
- * the feed attached. Records must agree on everything but ids, sequence numbers and timestamps.
+ * NEW_AND_OLD_IMAGES stream, whose records are read back with the Streams API, and to dynalite, each
+ * through a client tapped by the feed. Records must agree on everything but ids, sequence numbers and
+ * timestamps.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { _Record as StreamsRecord } from '@aws-sdk/client-dynamodb-streams';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { createTable } from '../../lambdas/store/table.js';
 import { ChangeFeed } from '../../local/store/change-feed.js';
+import { feedWrites } from '../../local/store/write-tap.js';
 import { type DynamoServer, dynamoClient, readStream, startDynalite, startDynamoDbLocal } from './servers.js';
 import { at, convergedStatus, historyEntries, spec, T0, uniqueTable } from './support.js';
 
@@ -79,7 +81,7 @@ async function runWithFeed(client: DynamoDBClient) {
     },
     (err) => failures.push(err),
   );
-  await scenario(new DynamoDesiredStateStore({ client, tableName, observer: feed }));
+  await scenario(new DynamoDesiredStateStore({ client: feedWrites(client, feed), tableName }));
   await feed.drain();
   expect(failures).toEqual([]);
   return { emitted, streamArn };

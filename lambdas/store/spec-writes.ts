@@ -1,0 +1,158 @@
+/**
+ * The spec writer's write (`cloudorch apply`, the bridge): claim the target, then create or update
+ * the record under optimistic concurrency on `version`, then give up a target the spec moved away
+ * from.
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { applyKey } from '../core/plan/tokens.js';
+import type { CloudClusterSpec } from '../core/spec/schema.js';
+import { ownedArnOf } from '../core/status.js';
+import { claimTarget, releaseClaim } from './claim-store.js';
+import { claimId, describeTarget } from './claims.js';
+import { ConflictError, DeletionInProgressError, TargetChangeError } from './errors.js';
+import { isConditionFailure, readParsed, readRecord, type Table, updateAndRead } from './items.js';
+import { type StoredItem, toRecord } from './record.js';
+import { specHash } from './spec-hash.js';
+import type { ApplyResult, ClusterRecord } from './types.js';
+import type { Mutation } from './update.js';
+
+export interface ApplyOptions {
+  readonly expectedVersion?: number;
+  readonly now?: Date;
+}
+
+export async function applySpec(
+  t: Table,
+  id: string,
+  spec: CloudClusterSpec,
+  opts: ApplyOptions,
+): Promise<ApplyResult> {
+  const hash = specHash(spec);
+  const expected = opts.expectedVersion;
+  const current = await readRecord(t, id);
+  if (current?.deletionRequestedAt) throw new DeletionInProgressError(`${id}: deletion was requested`);
+  // A record that does not exist has version 0: expectedVersion 0 means "create only".
+  if (expected !== undefined && (current?.version ?? 0) !== expected) {
+    throw new ConflictError(
+      `${id}: expected version ${expected}, ${current ? `found ${current.version}` : 'but there is no record'}`,
+    );
+  }
+  if (current?.specHash === hash) return { record: current, changed: false, created: false };
+  const moved = current !== undefined && claimId(current.spec) !== claimId(spec);
+  // A record that has (or may have) created or owned its cluster cannot point at another one:
+  // that would orphan the first.
+  const owned = moved ? mayOwnCluster(current) : undefined;
+  if (moved && owned)
+    throw new TargetChangeError(
+      `${id}: manages cluster ${describeTarget(current.spec)} (${owned}); a record's cluster cannot be renamed or moved. Delete the record (deletionPolicy Retain keeps the cluster) and apply a new one.`,
+    );
+  // The target first: a record is written only once its cluster is known to be nobody else's.
+  const took = await claimTarget(t, spec, id, opts.now ?? new Date());
+  try {
+    const result = current
+      ? await updateSpec(t, id, current, spec, hash, expected)
+      : await createRecord(t, id, spec, hash, expected, opts.now);
+    if (moved) await releaseClaim(t, current.spec, id);
+    return result;
+  } catch (err) {
+    // Nothing of this write landed: a claim it took is given back, unless a concurrent write of the
+    // same record (which shares the holder id) now names that target and needs it.
+    if (took) {
+      const now = await readParsed(t, id);
+      if (!(now?.kind === 'record' && claimId(now.record.spec) === claimId(spec)))
+        await releaseClaim(t, spec, id);
+    }
+    throw err;
+  }
+}
+
+async function createRecord(
+  t: Table,
+  id: string,
+  spec: CloudClusterSpec,
+  hash: string,
+  expected: number | undefined,
+  now: Date = new Date(),
+): Promise<ApplyResult> {
+  // As the table holds it (the document client drops undefined members), which is what it returns.
+  const item = asStored({
+    id,
+    spec,
+    specHash: hash,
+    generation: 1,
+    version: 1,
+    createdAt: now.toISOString(),
+  });
+  try {
+    await t.doc.send(
+      new PutCommand({
+        TableName: t.name,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#id)',
+        ExpressionAttributeNames: { '#id': 'id' },
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected);
+    throw err;
+  }
+  return { record: toRecord(item), changed: true, created: true };
+}
+
+async function updateSpec(
+  t: Table,
+  id: string,
+  current: ClusterRecord,
+  spec: CloudClusterSpec,
+  hash: string,
+  expected: number | undefined,
+): Promise<ApplyResult> {
+  // Status writes never touch `version`, so only another spec writer can fail this condition.
+  const mutation: Mutation = { set: { spec, specHash: hash }, increment: { generation: 1, version: 1 } };
+  const condition = {
+    expression: '#version = :read AND attribute_not_exists(#deletionRequestedAt)',
+    values: { ':read': current.version },
+  };
+  try {
+    const after = await updateAndRead(t, id, mutation, condition);
+    return { record: toRecord(after), changed: true, created: false };
+  } catch (err) {
+    if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected);
+    throw err;
+  }
+}
+
+/** Another spec writer got in first: fine if it wrote what we wanted and we had no expectation. */
+async function afterLostSpecRace(
+  t: Table,
+  id: string,
+  hash: string,
+  expected: number | undefined,
+): Promise<ApplyResult> {
+  const now = await readRecord(t, id);
+  if (now?.deletionRequestedAt) throw new DeletionInProgressError(`${id}: deletion was requested`);
+  if (now && expected === undefined && now.specHash === hash) {
+    return { record: now, changed: false, created: false };
+  }
+  throw new ConflictError(`${id}: the spec was changed concurrently (now version ${now?.version ?? 'none'})`);
+}
+
+function asStored(item: StoredItem): StoredItem {
+  return unmarshall(marshall(item, { removeUndefinedValues: true }));
+}
+
+/**
+ * The cluster this record has, or may have, created or owned: seen owned in status, a create
+ * recorded as intended or applied, or one in its history. Read before a spec write; a status written
+ * between that read and the write is not seen (a window of milliseconds).
+ */
+function mayOwnCluster(r: ClusterRecord): string | undefined {
+  const owned = ownedArnOf(r.status);
+  if (owned) return owned;
+  const created =
+    r.intent?.operation === 'CreateCluster' ||
+    Object.keys(r.applied?.counts ?? {}).some((k) => k.startsWith(applyKey('CreateCluster', ''))) ||
+    (r.history ?? []).some((h) => h.operation === 'CreateCluster');
+  return created ? 'a cluster it created' : undefined;
+}
