@@ -137,18 +137,19 @@ export interface Impossible {
 
 export type Operation = MutatingOperation | Wait | Impossible;
 
-export const MUTATING_KINDS = [
-  'CreateCluster',
-  'CreateNodegroup',
-  'UpdateClusterVersion',
-  'UpdateNodegroupVersion',
-  'UpdateNodegroupScaling',
-  'TagResource',
-  'UntagResource',
-  'DeleteNodegroup',
-  'DeleteCluster',
-] as const satisfies readonly MutatingOperation['kind'][];
+/** Every mutating kind, complete by type: a new kind fails the type-check until it is listed here. */
+export const MUTATING_KINDS: Readonly<Record<MutatingOperation['kind'], true>> = {
+  CreateCluster: true,
+  CreateNodegroup: true,
+  UpdateClusterVersion: true,
+  UpdateNodegroupVersion: true,
+  UpdateNodegroupScaling: true,
+  TagResource: true,
+  UntagResource: true,
+  DeleteNodegroup: true,
+  DeleteCluster: true,
+};
 
 export function isMutating(op: Operation): op is MutatingOperation {
-  return (MUTATING_KINDS as readonly string[]).includes(op.kind);
+  return Object.hasOwn(MUTATING_KINDS, op.kind);
 }
