@@ -4,6 +4,7 @@
  * operation, target, value) and are the same on every retry of the same intent.
  */
 import { createHash } from 'node:crypto';
+import type { Desired } from './types.js';
 
 export function idempotencyToken(
   recordId: string,
@@ -20,9 +21,45 @@ export function idempotencyToken(
   return `co-${h.slice(0, 40)}`;
 }
 
+/** The resource an operation acts on: a node group of a cluster, or the cluster. */
+interface Targeted {
+  readonly clusterName: string;
+  readonly nodegroupName?: string;
+}
+
+/** What a token is derived from and applies are counted by. */
+interface TokenBearing extends Targeted {
+  readonly kind: string;
+}
+
 /** The key under which successful applies of one operation on one target are counted. */
 export function applyKey(kind: string, target: string): string {
   return `${kind}:${target}`;
+}
+
+/**
+ * The resource a token-bearing operation acts on: its node group, else its cluster. The planner
+ * derives tokens from it and WriteStatus counts applies under it, so both read this one rule: if
+ * they disagreed, a re-create after a vanished resource would silently reuse a spent token.
+ */
+export function tokenTarget(op: Targeted): string {
+  return op.nodegroupName ?? op.clusterName;
+}
+
+/** Where the successful applies of this operation are counted (see `Desired.applied`). */
+export function applyKeyOf(op: TokenBearing): string {
+  return applyKey(op.kind, tokenTarget(op));
+}
+
+/** An operation with its token: the same intent (record, generation, target, value) gets the same one. */
+export function withToken<Op extends TokenBearing>(
+  d: Desired,
+  op: Op,
+  value: string,
+): Op & { readonly clientRequestToken: string } {
+  const attempt = d.applied?.[applyKeyOf(op)] ?? 0;
+  const token = idempotencyToken(d.id, d.generation, op.kind, tokenTarget(op), value, attempt);
+  return { ...op, clientRequestToken: token };
 }
 
 /** A short stable hash for names. */

@@ -6,7 +6,7 @@
 import { nextFailures } from '../../core/backoff.js';
 import type { Observation } from '../../core/observation.js';
 import { ownershipOf } from '../../core/ownership.js';
-import { applyKey } from '../../core/plan/tokens.js';
+import { applyKeyOf } from '../../core/plan/tokens.js';
 import type { TrackedUpdate } from '../../core/provider.js';
 import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } from '../../core/status.js';
 import type { AppliedCounts, ClusterRecord, HistoryEntry } from '../../store/types.js';
@@ -109,8 +109,7 @@ function appliedAfter(
 ): { applied?: AppliedCounts } {
   const op = state.plan?.next;
   if (!op || !state.applied || state.applied.skipped || !('clientRequestToken' in op)) return {};
-  const target = 'nodegroupName' in op ? op.nodegroupName : op.clusterName;
-  const key = applyKey(op.kind, target);
+  const key = applyKeyOf(op);
   const counts = record.applied?.generation === generation ? record.applied.counts : {};
   return { applied: { generation, counts: { ...counts, [key]: (counts[key] ?? 0) + 1 } } };
 }
