@@ -8,6 +8,8 @@ export const MANAGED_BY_VALUE = 'cloudorch';
  * record; a later record with `adopt: true` may claim it.
  */
 export const RELEASED_TAG = 'cloudorch.io/released';
+/** Tags under this prefix belong to AWS: no one may set them, and CloudOrch never removes them. */
+export const AWS_TAG_PREFIX = 'aws:';
 
 export function ownershipTags(recordId: string): Record<string, string> {
   return { [MANAGED_BY_TAG]: MANAGED_BY_VALUE, [OWNER_TAG]: recordId };

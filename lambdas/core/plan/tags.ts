@@ -1,5 +1,5 @@
 /** Tag convergence: desired tags are the spec's plus ownership; every other tag is removed. */
-const SYSTEM_PREFIX = 'aws:';
+import { AWS_TAG_PREFIX } from '../ownership.js';
 
 export interface TagDiff {
   readonly toSet: Record<string, string>;
@@ -12,9 +12,9 @@ export function diffTags(
 ): TagDiff {
   const toSet: Record<string, string> = {};
   for (const [k, v] of Object.entries(desired)) if (observed[k] !== v) toSet[k] = v;
-  // `aws:` tags belong to AWS and cannot be removed.
+  // Tags under AWS's prefix belong to AWS and cannot be removed.
   const toRemove = Object.keys(observed)
-    .filter((k) => !(k in desired) && !k.startsWith(SYSTEM_PREFIX))
+    .filter((k) => !(k in desired) && !k.startsWith(AWS_TAG_PREFIX))
     .sort();
   return { toSet, toRemove };
 }

@@ -1,3 +1,5 @@
+import { AWS_TAG_PREFIX } from '../ownership.js';
+
 /** Limits the spec enforces, each with where it comes from (EKS model docs and service quotas). */
 export const LIMITS = {
   /** EKS cluster names: 1-100 characters, start alphanumeric, then alphanumerics, hyphens, underscores. */
@@ -16,7 +18,7 @@ export const LIMITS = {
     pattern: /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u,
   },
   /** Prefixes nobody may set: `aws:` is reserved by AWS, `cloudorch.io/` marks ownership. */
-  reservedTagPrefixes: ['aws:', 'cloudorch.io/'],
+  reservedTagPrefixes: [AWS_TAG_PREFIX, 'cloudorch.io/'],
   subnets: { min: 2, max: 16, pattern: /^subnet-[0-9a-f]{8,17}$/ },
   securityGroups: { max: 5, pattern: /^sg-[0-9a-f]{8,17}$/ },
   roleArn: /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
