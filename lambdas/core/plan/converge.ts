@@ -1,0 +1,217 @@
+/**
+ * Converging a cluster this record owns: an ordered list of small stages, each deciding one concern.
+ * The order is the EKS rulebook: what cannot converge is reported first, transitions in flight are
+ * waited for, ownership is claimed, the node group is replaced without a capacity gap, versions step
+ * one minor at a time with node groups brought along first, then scaling, then tags.
+ */
+import { Health } from '../health.js';
+import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
+import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } from '../ownership.js';
+import { compareVersions, nextMinor } from '../version.js';
+import { type FieldContext, fieldContext, unconvergeableDifferences } from './fields.js';
+import { busy, impossible, type Step } from './guards.js';
+import { desiredScaling, sameScaling } from './nodegroup.js';
+import { diffTags } from './tags.js';
+import { withToken } from './tokens.js';
+import type { CreateNodegroup, Desired, Impossible, MutatingOperation, PlanDefaults, Wait } from './types.js';
+
+/** What every stage reads: the field context, the record, and where its calls go. */
+interface Converging extends FieldContext {
+  readonly d: Desired;
+  readonly base: { readonly clusterName: string; readonly region: string };
+}
+
+/**
+ * What a stage decided: impossible differences it found, and the step's action if it takes one
+ * (`null`: stop with nothing to call). Without `next`, the following stage decides.
+ */
+interface Decision {
+  readonly impossible?: readonly Impossible[];
+  readonly next?: MutatingOperation | Wait | null;
+}
+
+type Stage = (x: Converging) => Decision | undefined;
+
+const act = (next: MutatingOperation | Wait): Decision => ({ next });
+const stop = (blocker: Impossible): Decision => ({ impossible: [blocker], next: null });
+
+/** Fields EKS cannot change are reported whatever else this step does. */
+const reportUnconvergeable: Stage = (x) => ({ impossible: unconvergeableDifferences(x) });
+
+/** EKS refuses changes to resources that are still changing: observe again later. */
+const waitForEks: Stage = ({ cluster, nodegroups }) => {
+  const waiting = busy(cluster, nodegroups);
+  return waiting ? act(waiting) : undefined;
+};
+
+const stopIfClusterFailed: Stage = ({ cluster: c }) =>
+  c.health === Health.Failed
+    ? stop(
+        impossible(
+          'cluster',
+          `cluster ${c.name} is FAILED in EKS`,
+          'Inspect the cluster in the EKS console; delete it (set deletionPolicy: Delete and delete the record) to start over.',
+        ),
+      )
+    : undefined;
+
+/**
+ * Adopting (or re-claiming a released or lost cluster): the ownership comes first. A cluster this
+ * very record released only loses its release mark; another record's is tagged as ours (and the
+ * stale mark then goes with the other tags).
+ */
+const claimOwnership: Stage = ({ d, cluster: c, base }) => {
+  const owner = ownershipOf(c.tags, d.id);
+  if (owner === 'released' && c.tags[OWNER_TAG] === d.id)
+    return act({ kind: 'UntagResource', ...base, resourceArn: c.arn, tagKeys: [RELEASED_TAG] });
+  if (owner === 'unowned' || owner === 'released')
+    return act({ kind: 'TagResource', ...base, resourceArn: c.arn, tags: ownershipTags(d.id) });
+  return undefined;
+};
+
+function createNodegroup({ d, cluster: c, shape, base }: Converging): CreateNodegroup {
+  const op = {
+    kind: 'CreateNodegroup',
+    ...base,
+    nodegroupName: shape.name,
+    // A node group can only be created at the control plane's version.
+    version: c.version,
+    instanceType: shape.instanceType,
+    capacityType: shape.capacityType,
+    scaling: desiredScaling(d.spec),
+    nodeRoleArn: shape.nodeRoleArn,
+    subnetIds: shape.subnetIds.length > 0 ? shape.subnetIds : c.subnetIds,
+    tags: { ...d.spec.tags, ...ownershipTags(d.id) },
+  } as const;
+  return withToken(d, op, c.version);
+}
+
+/** Immutable node group fields converge by replacement: create the new group, then delete the old. */
+const replaceNodegroup: Stage = (x) => {
+  const { nodegroup: current, shape, nodegroups, base } = x;
+  if (current?.health === Health.Failed)
+    return stop(
+      impossible(
+        'instanceType',
+        `node group ${current.name} is ${current.status}`,
+        'Check the node group health issues in EKS (subnets, node role, capacity), fix them, then delete the node group so CloudOrch recreates it.',
+      ),
+    );
+  // A group with the desired name but the wrong shape cannot be repaired in place.
+  const squatter = nodegroups.find((ng) => ng.name === shape.name && ng !== current);
+  if (squatter) return act({ kind: 'DeleteNodegroup', ...base, nodegroupName: squatter.name });
+  if (!current) return act(createNodegroup(x));
+  // The replacement is ACTIVE (nothing is transitional here), so the old groups can go: no capacity gap.
+  const old = nodegroups.find((ng) => ng !== current);
+  return old ? act({ kind: 'DeleteNodegroup', ...base, nodegroupName: old.name }) : undefined;
+};
+
+/** The stages after `replaceNodegroup`, which stops every step until the desired group exists. */
+const withNodegroup =
+  (stage: (x: Converging, ng: ObservedNodegroup) => Decision | undefined): Stage =>
+  (x) =>
+    x.nodegroup ? stage(x, x.nodegroup) : undefined;
+
+/** Node groups catch up with the control plane before its next step, and never pass the desired version. */
+const catchUpNodegroupVersion = withNodegroup(({ d, cluster: c, base }, ng) => {
+  const want = d.spec.kubernetesVersion;
+  const planeBehind = compareVersions(c.version, want) < 0;
+  if (compareVersions(ng.version, c.version) >= 0) return undefined;
+  if (!planeBehind && compareVersions(ng.version, want) >= 0) return undefined;
+  const to = planeBehind ? c.version : want;
+  const op = { kind: 'UpdateNodegroupVersion', ...base, nodegroupName: ng.name } as const;
+  return act(withToken(d, { ...op, fromVersion: ng.version, toVersion: to }, to));
+});
+
+/** EKS moves the control plane one minor version at a time. */
+const upgradeControlPlane: Stage = ({ d, cluster: c, base }) => {
+  if (compareVersions(c.version, d.spec.kubernetesVersion) >= 0) return undefined;
+  const to = nextMinor(c.version);
+  const op = { kind: 'UpdateClusterVersion', ...base, fromVersion: c.version, toVersion: to } as const;
+  return act(withToken(d, op, to));
+};
+
+/** A node group ahead of the desired version cannot come back; the rest still converges. */
+const reportNodegroupAhead = withNodegroup(({ d }, ng) =>
+  compareVersions(ng.version, d.spec.kubernetesVersion) > 0
+    ? {
+        impossible: [
+          impossible(
+            'kubernetesVersion',
+            `EKS cannot downgrade node group ${ng.name} from ${ng.version}`,
+            `Set kubernetesVersion to "${ng.version}".`,
+          ),
+        ],
+      }
+    : undefined,
+);
+
+const scaleNodegroup = withNodegroup(({ d, base }, ng) => {
+  const want = desiredScaling(d.spec, ng.scaling);
+  if (sameScaling(want, ng.scaling)) return undefined;
+  // Under external scaling the autoscaler's desiredSize is sent only when the bounds must move it.
+  const scaling =
+    d.spec.scaling === 'external' && want.desiredSize === ng.scaling.desiredSize
+      ? { minSize: want.minSize, maxSize: want.maxSize }
+      : want;
+  const op = { kind: 'UpdateNodegroupScaling', ...base, nodegroupName: ng.name } as const;
+  return act(withToken(d, { ...op, from: ng.scaling, scaling }, JSON.stringify(scaling)));
+});
+
+/**
+ * Tags of one resource. The cluster carries this record's ownership tags; a node group keeps the
+ * ownership tags it has (one made under a record that released the cluster stays so: IAM lets no
+ * one re-own a node group, and CloudOrch manages it through the cluster's claim).
+ */
+function retag(
+  { d, base }: Converging,
+  resourceArn: string,
+  observed: Readonly<Record<string, string>>,
+  ownership: Readonly<Record<string, string>>,
+): MutatingOperation | null {
+  const { toSet, toRemove } = diffTags({ ...d.spec.tags, ...ownership }, observed);
+  if (Object.keys(toSet).length > 0) return { kind: 'TagResource', ...base, resourceArn, tags: toSet };
+  if (toRemove.length > 0) return { kind: 'UntagResource', ...base, resourceArn, tagKeys: toRemove };
+  return null;
+}
+
+const convergeTags = withNodegroup((x, ng) => {
+  const op =
+    retag(x, x.cluster.arn, x.cluster.tags, ownershipTags(x.d.id)) ??
+    retag(x, ng.arn, ng.tags, ownershipTagsOf(ng.tags));
+  return op ? act(op) : undefined;
+});
+
+const STAGES: readonly Stage[] = [
+  reportUnconvergeable,
+  waitForEks,
+  stopIfClusterFailed,
+  claimOwnership,
+  replaceNodegroup,
+  catchUpNodegroupVersion,
+  upgradeControlPlane,
+  reportNodegroupAhead,
+  scaleNodegroup,
+  convergeTags,
+];
+
+/** The next step for a cluster this record may change: the first stage that acts decides it. */
+export function convergeStep(
+  d: Desired,
+  c: ObservedCluster,
+  nodegroups: readonly ObservedNodegroup[],
+  defaults: PlanDefaults,
+): Step {
+  const x: Converging = {
+    ...fieldContext(d.spec, c, nodegroups, defaults),
+    d,
+    base: { clusterName: c.name, region: c.region },
+  };
+  const found: Impossible[] = [];
+  for (const stage of STAGES) {
+    const decision = stage(x);
+    found.push(...(decision?.impossible ?? []));
+    if (decision?.next !== undefined) return { impossible: found, next: decision.next };
+  }
+  return { impossible: found, next: null };
+}
