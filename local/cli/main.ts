@@ -3,6 +3,7 @@
  * 1 error (details on stderr), 2 `plan` found changes.
  */
 import { Command, Option } from 'commander';
+import type { DevHandle } from '../dev/dev.js';
 import { applyCommand } from './commands/apply.js';
 import { describeCommand } from './commands/describe.js';
 import { EXIT } from './commands/exit.js';
@@ -10,7 +11,7 @@ import { getCommand } from './commands/get.js';
 import { deleteCommand, reconcileCommand } from './commands/lifecycle.js';
 import { planCommand } from './commands/plan.js';
 import { simCalls, simDrift, simFaults, simReset } from './commands/sim.js';
-import { output } from './format.js';
+import { type Output, output } from './format.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
 
 export { EXIT };
@@ -30,22 +31,50 @@ async function withTarget(program: Command, f: (t: Target) => Promise<number>): 
   }
 }
 
-export function buildProgram(): Command {
-  const program = new Command('cloudorch')
-    .description(
-      'Keep EKS clusters converged on declared desired state.\n\nTargets a running `cloudorch dev` by default, or a deployed stack with --table and --region.\nExit codes: 0 success (plan: no changes), 1 error, 2 plan found changes.',
-    )
-    .option('--region <region>', 'AWS region of a deployed stack')
-    .option('--table <name>', 'desired-state table of a deployed stack (stack output TableName)')
-    .option(
-      '--state-machine-arn <arn>',
-      'Reconcile state machine of a deployed stack (stack output StateMachineArn)',
-    )
-    .option('--profile <name>', 'AWS profile to use')
-    .option('--no-color', 'never color the output')
-    .exitOverride();
-  const o = () => output(program.opts<Global>());
+interface DevCliOptions {
+  demo?: boolean;
+  dataDir?: string;
+  port: string;
+  sweepInterval: string;
+  speed: string;
+  waitScale: string;
+}
 
+/** Serves until Ctrl-C or SIGTERM, then stops the control plane before returning. */
+async function serveUntilSignal(dev: DevHandle, out: Output): Promise<void> {
+  out.out('press Ctrl-C to stop');
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      out.out('\nstopping...');
+      dev.stop().then(resolve, resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  out.out('stopped');
+}
+
+/** The local control plane is imported on use: no other command needs it. */
+async function runDev(opts: DevCliOptions, out: Output): Promise<void> {
+  const { startDev } = await import('../dev/dev.js');
+  const dev = await startDev({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    port: Number(opts.port),
+    sweepIntervalMs: Number(opts.sweepInterval) * 1000,
+    speed: Number(opts.speed),
+    waitScale: Number(opts.waitScale),
+    log: (l) => out.out(l),
+  });
+  if (!opts.demo) return serveUntilSignal(dev, out);
+  const { runDemo } = await import('../dev/demo.js');
+  try {
+    process.exitCode = await runDemo(dev, (l) => out.out(l));
+  } finally {
+    await dev.stop();
+  }
+}
+
+function addDevCommand(program: Command, o: () => Output): void {
   program
     .command('dev')
     .description(
@@ -57,47 +86,11 @@ export function buildProgram(): Command {
     .option('--sweep-interval <seconds>', 'seconds between sweeps', '5')
     .option('--speed <factor>', 'EKS simulator speed factor', '600')
     .option('--wait-scale <factor>', 'factor on the state machine waits', '0.02')
-    .action(
-      async (opts: {
-        demo?: boolean;
-        dataDir?: string;
-        port: string;
-        sweepInterval: string;
-        speed: string;
-        waitScale: string;
-      }) => {
-        const { startDev } = await import('../dev/dev.js');
-        const out = o();
-        const dev = await startDev({
-          ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-          port: Number(opts.port),
-          sweepIntervalMs: Number(opts.sweepInterval) * 1000,
-          speed: Number(opts.speed),
-          waitScale: Number(opts.waitScale),
-          log: (l) => out.out(l),
-        });
-        if (opts.demo) {
-          const { runDemo } = await import('../dev/demo.js');
-          try {
-            process.exitCode = await runDemo(dev, (l) => out.out(l));
-          } finally {
-            await dev.stop();
-          }
-          return;
-        }
-        out.out('press Ctrl-C to stop');
-        await new Promise<void>((resolve) => {
-          const stop = () => {
-            out.out('\nstopping...');
-            dev.stop().then(resolve, resolve);
-          };
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
-        out.out('stopped');
-      },
-    );
+    .action((opts: DevCliOptions) => runDev(opts, o()));
+}
 
+/** apply, get, describe and plan: reading and declaring desired state. */
+function addManifestCommands(program: Command, o: () => Output): void {
   program
     .command('apply')
     .description('create or update CloudClusters from manifests (YAML or JSON, several documents per file)')
@@ -125,7 +118,10 @@ export function buildProgram(): Command {
     )
     .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
     .action((opts: { file: string[] }) => withTarget(program, (t) => planCommand(t, o(), opts.file)));
+}
 
+/** delete and reconcile: acting on one CloudCluster by name. */
+function addLifecycleCommands(program: Command, o: () => Output): void {
   program
     .command('delete <name>')
     .description(
@@ -137,7 +133,9 @@ export function buildProgram(): Command {
     .command('reconcile <name>')
     .description('reconcile one CloudCluster now')
     .action((name: string) => withTarget(program, (t) => reconcileCommand(t, o(), name)));
+}
 
+function addSimCommands(program: Command, o: () => Output): void {
   const sim = program
     .command('sim')
     .description("change the EKS simulator behind CloudOrch's back (cloudorch dev only)");
@@ -172,7 +170,29 @@ export function buildProgram(): Command {
     .command('calls')
     .description('EKS API calls received, per operation')
     .action(() => withTarget(program, (t) => simCalls(t, o())));
+}
 
+export function buildProgram(): Command {
+  const program = new Command('cloudorch')
+    .description(
+      'Keep EKS clusters converged on declared desired state.\n\nTargets a running `cloudorch dev` by default, or a deployed stack with --table and --region.\nExit codes: 0 success (plan: no changes), 1 error, 2 plan found changes.',
+    )
+    .option('--region <region>', 'AWS region of a deployed stack')
+    .option('--table <name>', 'desired-state table of a deployed stack (stack output TableName)')
+    .option(
+      '--state-machine-arn <arn>',
+      'Reconcile state machine of a deployed stack (stack output StateMachineArn)',
+    )
+    .option('--profile <name>', 'AWS profile to use')
+    .option('--no-color', 'never color the output')
+    .exitOverride();
+  // Global options are read when a command runs, after parsing.
+  const o = () => output(program.opts<Global>());
+  // Registration order is the order `--help` lists the commands in.
+  addDevCommand(program, o);
+  addManifestCommands(program, o);
+  addLifecycleCommands(program, o);
+  addSimCommands(program, o);
   return program;
 }
 
