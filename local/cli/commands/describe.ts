@@ -26,23 +26,10 @@ async function describeLease(
   return `${lease.executionArn} (${state}; lease ${expiry})`;
 }
 
-export async function describeCommand(t: Target, o: Output, name: string): Promise<number> {
-  const { records, invalid } = await listItems(t.store);
-  const r = records.find((x) => x.id === name || x.id.endsWith(`/${name}`));
-  const broken = invalid.find((x) => x.id === name || x.id.endsWith(`/${name}`));
-  if (!r && broken) {
-    o.out(`Name:          ${broken.id}`);
-    o.out(`Ready:         false    RecordInvalid: ${broken.reason}`);
-    o.out(
-      'Remediation:   The item was written to the table outside CloudOrch. Delete it and apply the CloudCluster again.',
-    );
-    return EXIT.ok;
-  }
-  if (!r) {
-    o.err(`error: cloudcluster ${name} not found`);
-    return EXIT.error;
-  }
-  const now = new Date();
+type Status = ClusterRecord['status'];
+
+/** Who the record is, whether it is ready, who holds it, and what to do when it is stuck. */
+async function describeHeader(t: Target, o: Output, r: ClusterRecord, now: Date): Promise<void> {
   const s = r.status;
   const cond = (type: string, flag: boolean | undefined) =>
     !s || s.conditions.find((c) => c.type === type)?.status === 'Unknown' ? 'Unknown' : String(flag);
@@ -60,6 +47,9 @@ export async function describeCommand(t: Target, o: Output, name: string): Promi
       `Deleting:      requested ${age(r.deletionRequestedAt, now)} ago (deletionPolicy ${r.spec.deletionPolicy})`,
     );
   if (s?.remediation) o.out(`Remediation:   ${paint(o, 'yellow', s.remediation)}`);
+}
+
+function describeConditions(o: Output, s: Status, now: Date): void {
   o.out('Conditions:');
   for (const c of s?.conditions ?? []) {
     const mark =
@@ -72,6 +62,10 @@ export async function describeCommand(t: Target, o: Output, name: string): Promi
       `  ${c.type.padEnd(16)} ${mark.padEnd(5)} ${c.reason} (${age(c.lastTransitionTime, now)}): ${c.message}${c.remediation ? `\n${' '.repeat(20)}hint: ${c.remediation}` : ''}`,
     );
   }
+}
+
+/** What the last reconciliation saw and decided: observed state, cost, plan, policy and drift. */
+function describeLastRun(o: Output, s: Status): void {
   const ob = s?.observed;
   o.out('Observed:');
   o.out(
@@ -92,6 +86,28 @@ export async function describeCommand(t: Target, o: Output, name: string): Promi
     o.out('Last drift:');
     for (const d of s.lastDrift) o.out(`  - ${d.field}: want ${d.desired}, found ${d.observed}`);
   }
+}
+
+export async function describeCommand(t: Target, o: Output, name: string): Promise<number> {
+  const { records, invalid } = await listItems(t.store);
+  const r = records.find((x) => x.id === name || x.id.endsWith(`/${name}`));
+  const broken = invalid.find((x) => x.id === name || x.id.endsWith(`/${name}`));
+  if (!r && broken) {
+    o.out(`Name:          ${broken.id}`);
+    o.out(`Ready:         false    RecordInvalid: ${broken.reason}`);
+    o.out(
+      'Remediation:   The item was written to the table outside CloudOrch. Delete it and apply the CloudCluster again.',
+    );
+    return EXIT.ok;
+  }
+  if (!r) {
+    o.err(`error: cloudcluster ${name} not found`);
+    return EXIT.error;
+  }
+  const now = new Date();
+  await describeHeader(t, o, r, now);
+  describeConditions(o, r.status, now);
+  describeLastRun(o, r.status);
   o.out('History (newest last):');
   for (const h of (r.history ?? []).slice(-15))
     o.out(
