@@ -1,5 +1,6 @@
 /** `cloudorch describe`: conditions with reasons and hints, observed state, last plan, policy, history. */
 
+import { type DriftItem, ruleOfDrift } from '../../../lambdas/core/plan/fields.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import type { Output } from '../format.js';
@@ -24,6 +25,19 @@ async function describeLease(
       ? `running${holder.startedAt ? ` since ${holder.startedAt}` : ''}`
       : `${holder.state}${holder.detail ? `: ${holder.detail}` : ''}`;
   return `${lease.executionArn} (${state}; lease ${expiry})`;
+}
+
+/**
+ * One drifted field, with how it converges and what it is compared with in EKS, read from the
+ * planner's field table. A missing cluster or node group is a resource, not a field: no note.
+ */
+export function driftLine(d: DriftItem): string {
+  const line = `${d.field}: want ${d.desired}, found ${d.observed}`;
+  const found = ruleOfDrift(d.field);
+  if (!found) return line;
+  const { convergence, via, observedAs } = found.rule;
+  const how = via.length > 0 ? `${convergence} via ${via.join(', ')}` : convergence;
+  return `${line}  (${how}; EKS ${observedAs})`;
 }
 
 type Status = ClusterRecord['status'];
@@ -84,7 +98,7 @@ function describeLastRun(o: Output, s: Status): void {
   if (!s?.violations?.length) o.out('  no violations');
   if (s?.lastDrift?.length) {
     o.out('Last drift:');
-    for (const d of s.lastDrift) o.out(`  - ${d.field}: want ${d.desired}, found ${d.observed}`);
+    for (const d of s.lastDrift) o.out(`  - ${driftLine(d)}`);
   }
 }
 
