@@ -6,15 +6,19 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CloudClusterManifest } from '../../lambdas/core/manifest.js';
 import { listAll } from '../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
 import { COLUMNS, row, table } from '../cli/format.js';
 import { loadManifests } from '../cli/load.js';
+import type { CallCounts } from '../eks-sim/admin.js';
 import type { DevHandle } from './dev.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 /** Upper bound for each demo phase; the demo fails loudly instead of hanging. */
 const PHASE_TIMEOUT_MS = 120_000;
+
+type Log = (line: string) => void;
 
 const records = (dev: DevHandle): Promise<ClusterRecord[]> => listAll(dev.cp.store);
 
@@ -34,14 +38,22 @@ const settled = (r: ClusterRecord) =>
   r.status?.observedGeneration === r.generation &&
   ['Reconciled', 'PolicyViolation', 'SpecInvalid', 'NotOwned', 'ImpossibleChange'].includes(reasonOf(r));
 
-export async function runDemo(dev: DevHandle, log: (line: string) => void): Promise<number> {
-  const t0 = Date.now();
-  const secs = (from: number) => `${((Date.now() - from) / 1000).toFixed(1)}s`;
+const secs = (from: number) => `${((Date.now() - from) / 1000).toFixed(1)}s`;
+const span = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)}s`;
+
+async function loadExamples(): Promise<CloudClusterManifest[]> {
   const files = (await readdir(EXAMPLES)).filter((f) => f.endsWith('.yaml')).map((f) => join(EXAMPLES, f));
   const { manifests, issues } = await loadManifests(files);
   if (issues.length > 0)
     throw new Error(`demo: examples are invalid: ${issues.map((i) => i.message).join('; ')}`);
+  return manifests;
+}
 
+async function applyExamples(
+  dev: DevHandle,
+  manifests: readonly CloudClusterManifest[],
+  log: Log,
+): Promise<void> {
   log('\n1. apply the examples');
   for (const m of manifests) {
     await dev.cp.store.applySpec(m.id, m.spec);
@@ -49,10 +61,18 @@ export async function runDemo(dev: DevHandle, log: (line: string) => void): Prom
       `   cloudcluster/${m.id} applied (${m.spec.clusterName}, ${m.spec.nodeCount} x ${m.spec.instanceType})`,
     );
   }
+}
 
+/** Logs each record's Ready reason and message as they change, until all `count` have settled. */
+async function watchConvergence(
+  dev: DevHandle,
+  count: number,
+  log: Log,
+  t0: number,
+): Promise<ClusterRecord[]> {
   log('\n2. watch them converge');
   const seen = new Map<string, string>();
-  const all = await until('the examples to settle', async () => {
+  return until('the examples to settle', async () => {
     const rs = await records(dev);
     for (const r of rs) {
       const reason = reasonOf(r);
@@ -62,17 +82,24 @@ export async function runDemo(dev: DevHandle, log: (line: string) => void): Prom
         log(`   [${secs(t0)}] ${r.id}: ${reason}${msg ? ` — ${msg}` : ''}`);
       }
     }
-    return rs.length === manifests.length && rs.every(settled) ? rs : undefined;
+    return rs.length === count && rs.every(settled) ? rs : undefined;
   });
-  const converged = Date.now();
+}
 
-  const target = all.find((r) => r.status?.ready && r.spec.scaling === 'managed');
-  if (!target) throw new Error('demo: no example converged to Ready');
-  const want = target.spec.nodeCount;
-  const drifted = want + 3;
-  log(
-    `\n3. drift: someone scales ${target.spec.clusterName} from ${want} to ${drifted} nodes behind CloudOrch's back`,
-  );
+interface DriftTimes {
+  /** Simulator call counts just before the change, to count the calls the correction took. */
+  readonly callsBefore: CallCounts;
+  readonly driftAt: number;
+  readonly detectedAt: number;
+  readonly correctedAt: number;
+}
+
+/** Scales the cluster's first node group in the simulator, where CloudOrch does not see it happen. */
+async function scaleBehindBack(
+  dev: DevHandle,
+  target: ClusterRecord,
+  drifted: number,
+): Promise<{ callsBefore: CallCounts; driftAt: number }> {
   const obs = await dev.cp.deps.provider.observe({
     clusterName: target.spec.clusterName,
     region: target.spec.region,
@@ -84,10 +111,31 @@ export async function runDemo(dev: DevHandle, log: (line: string) => void): Prom
   await dev.cp.simAdmin.driftNodegroup(target.spec.clusterName, ng.name, {
     scaling: { desiredSize: drifted, maxSize: drifted },
   });
+  return { callsBefore, driftAt };
+}
+
+const driftedIs = (r: ClusterRecord | undefined, status: 'True' | 'False') =>
+  r?.status?.conditions.some((c) => c.type === 'Drifted' && c.status === status) === true;
+
+/** Drifts one Ready managed cluster and waits for the sweep to detect and then correct it. */
+async function driftAndWait(
+  dev: DevHandle,
+  all: readonly ClusterRecord[],
+  log: Log,
+  t0: number,
+): Promise<DriftTimes> {
+  const target = all.find((r) => r.status?.ready && r.spec.scaling === 'managed');
+  if (!target) throw new Error('demo: no example converged to Ready');
+  const want = target.spec.nodeCount;
+  const drifted = want + 3;
+  log(
+    `\n3. drift: someone scales ${target.spec.clusterName} from ${want} to ${drifted} nodes behind CloudOrch's back`,
+  );
+  const { callsBefore, driftAt } = await scaleBehindBack(dev, target, drifted);
   log(`   [${secs(t0)}] out-of-band change made in the simulator; waiting for the scheduled sweep`);
   const detected = await until('the drift to be detected', async () => {
     const r = await dev.cp.store.get(target.id);
-    return r?.status?.conditions.some((c) => c.type === 'Drifted' && c.status === 'True') ? r : undefined;
+    return driftedIs(r, 'True') ? r : undefined;
   });
   const detectedAt = Date.now();
   log(
@@ -95,34 +143,52 @@ export async function runDemo(dev: DevHandle, log: (line: string) => void): Prom
   );
   const fixed = await until('the drift to be corrected', async () => {
     const r = await dev.cp.store.get(target.id);
-    return r?.status?.ready &&
-      r.status.observed?.nodeCount === want &&
-      r.status.conditions.some((c) => c.type === 'Drifted' && c.status === 'False')
-      ? r
-      : undefined;
+    return r?.status?.ready && r.status.observed?.nodeCount === want && driftedIs(r, 'False') ? r : undefined;
   });
   const correctedAt = Date.now();
   log(
-    `   [${secs(t0)}] drift corrected: ${fixed.status?.observed?.nodeCount} nodes again, ${((correctedAt - detectedAt) / 1000).toFixed(1)}s after detection`,
+    `   [${secs(t0)}] drift corrected: ${fixed.status?.observed?.nodeCount} nodes again, ${span(detectedAt, correctedAt)} after detection`,
   );
+  return { callsBefore, driftAt, detectedAt, correctedAt };
+}
 
+/** Prints the fleet table and the demo's figures; returns how many executions failed. */
+async function printSummary(
+  dev: DevHandle,
+  count: number,
+  t0: number,
+  converged: number,
+  d: DriftTimes,
+  log: Log,
+): Promise<number> {
   const after = await records(dev);
   const calls = await dev.cp.simAdmin.calls();
-  const sum = (c: typeof calls) => Object.values(c).reduce((n, x) => n + x.requests, 0);
+  const sum = (c: CallCounts) => Object.values(c).reduce((n, x) => n + x.requests, 0);
   const ex = dev.cp.sfn.counts();
   log('\nsummary');
   for (const line of table([[...COLUMNS], ...after.map((r) => row(r, new Date()))])) log(`   ${line}`);
   log(
-    `   converged ${manifests.length} clusters in ${((converged - t0) / 1000).toFixed(1)}s (the simulator runs EKS ${dev.cp.sim.state.config.speed}x faster)`,
+    `   converged ${count} clusters in ${span(t0, converged)} (the simulator runs EKS ${dev.cp.sim.state.config.speed}x faster)`,
   );
   log(
-    `   drift detected ${((detectedAt - driftAt) / 1000).toFixed(1)}s after the change, corrected ${((correctedAt - driftAt) / 1000).toFixed(1)}s after it`,
+    `   drift detected ${span(d.driftAt, d.detectedAt)} after the change, corrected ${span(d.driftAt, d.correctedAt)} after it`,
   );
   log(
-    `   EKS API calls: ${sum(calls)} in all, ${sum(calls) - sum(callsBefore)} for the drift; executions: ${ex.started} started, ${ex.succeeded} succeeded, ${ex.failed} failed`,
+    `   EKS API calls: ${sum(calls)} in all, ${sum(calls) - sum(d.callsBefore)} for the drift; executions: ${ex.started} started, ${ex.succeeded} succeeded, ${ex.failed} failed`,
   );
   const denied = after.filter((r) => reasonOf(r) === 'PolicyViolation').map((r) => r.id);
   log(`   denied by policy (nothing applied): ${denied.join(', ') || 'none'}`);
   log(`   dashboard: ${dev.dashboardUrl}`);
-  return ex.failed === 0 ? 0 : 1;
+  return ex.failed;
+}
+
+export async function runDemo(dev: DevHandle, log: Log): Promise<number> {
+  const t0 = Date.now();
+  const manifests = await loadExamples();
+  await applyExamples(dev, manifests, log);
+  const all = await watchConvergence(dev, manifests.length, log, t0);
+  const converged = Date.now();
+  const drift = await driftAndWait(dev, all, log, t0);
+  const failed = await printSummary(dev, manifests.length, t0, converged, drift, log);
+  return failed === 0 ? 0 : 1;
 }
