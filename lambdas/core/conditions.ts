@@ -2,6 +2,8 @@
  * Kubernetes-shaped status conditions. `ready` and `synced` are computed from the conditions by
  * {@link deriveFlags} and nowhere else; a failure after a success therefore turns `ready` false.
  */
+import { InternalError } from './errors.js';
+
 export const ConditionType = {
   Ready: 'Ready',
   Synced: 'Synced',
@@ -46,6 +48,30 @@ export const Reason = {
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
+/**
+ * The hint of each reason whose remediation is the same every time, beside the reasons so that a
+ * reason and what to do about it are defined together. The other failure reasons take their hint
+ * from the error (TransientError, PermanentError, ObserveFailed: see core/errors.ts and the store,
+ * policy and provider errors) or from the planner (ImpossibleChange and the ownership reasons).
+ */
+export const REASON_HINT = {
+  PolicyViolation:
+    'Change the spec so it satisfies the listed policies, or ask a platform admin for a waiver.',
+  PolicyEngineDegraded:
+    'The policy bundle failed to load, so nothing is applied. Rebuild and publish the policy bundle.',
+  SpecInvalid: 'Fix the named fields and apply the spec again; nothing is called until then.',
+  RecordInvalid:
+    'The item was written to the table outside CloudOrch. Delete it (aws dynamodb delete-item) and apply the CloudCluster again with cloudorch apply.',
+  DeletionStuck:
+    'Deletion made no progress within its attempt budget. Check the cluster and node groups in EKS, remove what blocks them, then reconcile.',
+  /** Only when the planner named no remediation of its own. */
+  ImpossibleChange: 'Change the spec.',
+} as const satisfies Partial<Record<Reason, string>>;
+
+/** PermanentError's hint when no error was thrown: EKS itself reports an update as failed. */
+export const UPDATE_FAILED_HINT =
+  'Read the update errors (aws eks describe-update), fix the cause, then change the spec (or reconcile) to try again.';
+
 export interface Condition {
   readonly type: ConditionType;
   readonly status: ConditionStatus;
@@ -70,7 +96,7 @@ function hinted(status: 'False' | 'Unknown') {
     observedGeneration: number,
   ): ConditionInput => {
     if (remediation.trim() === '')
-      throw new TypeError(`condition ${type}/${reason} (${status}) needs a remediation hint`);
+      throw new InternalError(`condition ${type}/${reason} (${status}) needs a remediation hint`);
     return { type, status, reason, message, remediation, observedGeneration };
   };
 }
@@ -80,6 +106,16 @@ export const failure = hinted('False');
 
 /** A fact that cannot be observed right now: `Unknown`, never the last good answer. */
 export const unknown = hinted('Unknown');
+
+/** False for a reason that needs no human: work in progress, or a state chosen on purpose. */
+export function notYet(
+  type: ConditionType,
+  reason: Reason,
+  message: string,
+  observedGeneration: number,
+): ConditionInput {
+  return { type, status: 'False', reason, message, observedGeneration };
+}
 
 export function success(
   type: ConditionType,

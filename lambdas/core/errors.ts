@@ -1,60 +1,106 @@
 /**
- * The error hierarchy. Each class maps one-to-one onto a Step Functions Retry/Catch by its `name`:
- * TransientError is retried with backoff and jitter; PermanentError is surfaced with a remediation
- * hint; SpecInvalidError stops all calls until the spec changes; NotFoundError is a fact, not a failure.
- * Errors are recognised by class or name, never by message text.
+ * The error tree. Every error CloudOrch throws is a {@link CloudOrchError}: it carries a `kind` (how
+ * the pipeline treats it) and a `remediation` (what a human should do), so classification reads the
+ * error instead of guessing from its name or message. The generic classes below classify someone
+ * else's error (an AWS call's); domain errors (store, policy, provider) are subclasses with their own
+ * name, kind and remediation. Errors are recognised by class or kind, never by message text.
  */
-export type ErrorKind = 'NotFound' | 'Transient' | 'Permanent' | 'SpecInvalid';
+export type ErrorKind =
+  /** A fact (the resource is gone), not a failure: callers decide what it means. */
+  | 'NotFound'
+  /** Retried with backoff: throttling, server faults, a busy resource. */
+  | 'Transient'
+  /** A concurrent writer won: re-running the step reads the newer state. */
+  | 'Conflict'
+  /** Another execution holds the cluster now: this one stops, a retry cannot win it back. */
+  | 'Superseded'
+  /** Needs a human (a spec, quota, IAM or ownership change); retried once at most. */
+  | 'Permanent'
+  /** A broken invariant: a CloudOrch bug, never the user's input. */
+  | 'Internal';
+
+export interface CloudOrchErrorOptions {
+  /** The provider's error code when there was one (e.g. `ThrottlingException`). */
+  readonly code?: string | undefined;
+  readonly cause?: unknown;
+}
 
 export abstract class CloudOrchError extends Error {
   abstract readonly kind: ErrorKind;
-  /** The provider's error code when there was one (e.g. `ThrottlingException`). */
+  /** What a human should do about it. Every error carries one. */
+  abstract readonly remediation: string;
   readonly code: string | undefined;
-  /** What a human should do about it. Every failure carries one. */
-  readonly remediation: string;
 
-  constructor(message: string, opts: { code?: string | undefined; remediation: string; cause?: unknown }) {
+  constructor(message: string, opts: CloudOrchErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.code = opts.code;
+  }
+}
+
+/** The options of a generic class: what it classifies decides the remediation. */
+export interface ClassifiedOptions extends CloudOrchErrorOptions {
+  readonly remediation: string;
+}
+
+abstract class ClassifiedError extends CloudOrchError {
+  readonly remediation: string;
+  constructor(message: string, opts: ClassifiedOptions) {
+    super(message, opts);
     this.remediation = opts.remediation;
   }
 }
 
-export class NotFoundError extends CloudOrchError {
+export class NotFoundError extends ClassifiedError {
   override readonly name = 'NotFoundError';
   readonly kind = 'NotFound';
 }
-export class TransientError extends CloudOrchError {
+export class TransientError extends ClassifiedError {
   override readonly name = 'TransientError';
   readonly kind = 'Transient';
 }
-export class PermanentError extends CloudOrchError {
+export class PermanentError extends ClassifiedError {
   override readonly name = 'PermanentError';
   readonly kind = 'Permanent';
 }
-export class SpecInvalidError extends CloudOrchError {
-  override readonly name = 'SpecInvalidError';
-  readonly kind = 'SpecInvalid';
+
+const REPORT_BUG =
+  'This is a CloudOrch bug: report it with the execution history. The next sweep retries with backoff.';
+
+/** A broken invariant (a step called without its input, an impossible branch): a CloudOrch bug. */
+export class InternalError extends CloudOrchError {
+  override readonly name = 'InternalError';
+  readonly kind = 'Internal';
+  readonly remediation: string;
+  constructor(message: string, opts: CloudOrchErrorOptions & { readonly remediation?: string } = {}) {
+    super(message, opts);
+    this.remediation = opts.remediation ?? REPORT_BUG;
+  }
 }
 
-/** Step Functions matches errors by name: these are the names its Retry and Catch clauses use. */
+/**
+ * The names of the generic classes. Step Functions matches errors by name: every kind leaves a step
+ * as TransientError or PermanentError (handlers/envelope.ts), and the state machine's Retry clauses
+ * match those two.
+ */
 export const ERROR_NAMES = {
   NotFound: 'NotFoundError',
   Transient: 'TransientError',
   Permanent: 'PermanentError',
-  SpecInvalid: 'SpecInvalidError',
-} as const satisfies Record<ErrorKind, string>;
+} as const;
 
-type Rule = { kind: Exclude<ErrorKind, 'SpecInvalid'>; remediation: string };
+type Rule = { kind: 'NotFound' | 'Transient' | 'Permanent'; remediation: string };
 
 const WAIT = 'Nothing to do: CloudOrch retries with backoff.';
+/** The one hint for a foreign error no rule knows: only what no CloudOrch class describes gets it. */
+const UNCLASSIFIED =
+  'An error CloudOrch does not classify. Read the message and the execution logs; reconcile again once the cause is fixed.';
 
 /**
  * Classification of the codes EKS really returns (model `...Exception` names plus the unmodeled
  * `TooManyRequestsException` that DescribeCluster returns at fleet scale), and the generic codes
  * the SDK reports for network and server faults.
  */
-export const AWS_ERROR_RULES: Readonly<Record<string, Rule>> = {
+const AWS_ERROR_RULES: Readonly<Record<string, Rule>> = {
   ResourceNotFoundException: { kind: 'NotFound', remediation: 'The resource does not exist in EKS.' },
   NotFoundException: { kind: 'NotFound', remediation: 'The resource ARN does not exist in EKS.' },
   ThrottlingException: { kind: 'Transient', remediation: `EKS throttled the call. ${WAIT}` },
@@ -191,7 +237,7 @@ export function classifyAwsError(err: unknown): CloudOrchError {
   if (err instanceof CloudOrchError) return err;
   const chain = causeChain(err);
   for (const e of chain) {
-    if (e instanceof NotFoundError) return e;
+    if (e instanceof CloudOrchError && e.kind === 'NotFound') return e;
     const code = codeOf(e);
     if (code && AWS_ERROR_RULES[code]?.kind === 'NotFound') {
       return new NotFoundError(messageOf(e), {
@@ -228,11 +274,25 @@ export function classifyAwsError(err: unknown): CloudOrchError {
   }
   return new PermanentError(`${code ?? 'Error'}: ${messageOf(err)}`, {
     code,
-    remediation: 'An unexpected error occurred. Read the message; reconcile again once the cause is fixed.',
+    remediation: UNCLASSIFIED,
     cause: err,
   });
 }
 
-export function isNotFound(err: unknown): boolean {
-  return classifyAwsError(err) instanceof NotFoundError;
+/**
+ * What Step Functions reports for a step that failed without a CloudOrch envelope: the invocation
+ * could not run (a timeout or a Lambda service error, worth a retry), or something escaped a step.
+ */
+export function classifyStepFailure(errorName: string, detail: string): CloudOrchError {
+  const message = `${errorName}: ${detail}`;
+  if (errorName === 'States.Timeout' || errorName.startsWith('Lambda.'))
+    return new TransientError(message, {
+      code: errorName,
+      remediation: 'The step could not run (timeout or Lambda service error). The next sweep retries.',
+    });
+  return new InternalError(message, {
+    code: errorName,
+    remediation:
+      'An unexpected error escaped a step. Check the execution logs; the next sweep retries with backoff.',
+  });
 }

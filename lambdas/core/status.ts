@@ -11,6 +11,8 @@ import {
   deriveFlags,
   failure,
   getCondition,
+  notYet,
+  REASON_HINT,
   Reason,
   setConditions,
   success,
@@ -100,9 +102,6 @@ export interface OutcomeContext {
   readonly ownedArn?: string;
 }
 
-const POLICY_HINT =
-  'Change the spec so it satisfies the listed policies, or ask a platform admin for a waiver.';
-
 /** Ready and Synced both False for the same reason: the cluster is not converged and says why. */
 function blocked(reason: Reason, message: string, hint: string, g: number): ConditionInput[] {
   return [
@@ -111,6 +110,12 @@ function blocked(reason: Reason, message: string, hint: string, g: number): Cond
   ];
 }
 
+/** Ready and Synced both False for a reason that needs no human: work goes on. */
+function settling(reason: Reason, message: string, g: number): ConditionInput[] {
+  return [notYet(ConditionType.Ready, reason, message, g), notYet(ConditionType.Synced, reason, message, g)];
+}
+
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one case per outcome kind, read as one table
 function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
   const { Ready, Synced, PolicyCompliant } = ConditionType;
   switch (o.kind) {
@@ -122,84 +127,39 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
       ];
     case 'Progressing':
       return [
-        {
-          type: Ready,
-          status: 'False',
-          reason: Reason.Progressing,
-          message: o.operation,
-          observedGeneration: g,
-        },
-        {
-          type: Synced,
-          status: 'False',
-          reason: Reason.Progressing,
-          message: o.operation,
-          observedGeneration: g,
-        },
+        ...settling(Reason.Progressing, o.operation, g),
         success(PolicyCompliant, Reason.PolicyAllowed, 'All policies pass', g),
       ];
     case 'Waiting':
-      return [
-        { type: Ready, status: 'False', reason: Reason.Waiting, message: o.reason, observedGeneration: g },
-        { type: Synced, status: 'False', reason: Reason.Waiting, message: o.reason, observedGeneration: g },
-      ];
+      return settling(Reason.Waiting, o.reason, g);
     case 'Paused':
-      return [
-        {
-          type: Synced,
-          status: 'False',
-          reason: Reason.Paused,
-          message: 'Reconciliation is paused: observe only',
-          observedGeneration: g,
-        },
-      ];
+      return [notYet(Synced, Reason.Paused, 'Reconciliation is paused: observe only', g)];
     case 'PolicyDenied': {
       const msg = o.violations
         .filter((v) => v.severity === 'error')
         .map((v) => `${v.rule}: ${v.message}`)
         .join('; ');
+      const hint = REASON_HINT.PolicyViolation;
       return [
-        failure(Ready, Reason.PolicyViolation, msg, POLICY_HINT, g),
-        failure(Synced, Reason.PolicyViolation, msg, POLICY_HINT, g),
-        failure(PolicyCompliant, Reason.PolicyViolation, msg, POLICY_HINT, g),
+        ...blocked(Reason.PolicyViolation, msg, hint, g),
+        failure(PolicyCompliant, Reason.PolicyViolation, msg, hint, g),
       ];
     }
     case 'PolicyEngineDegraded': {
-      const hint =
-        'The policy bundle failed to load, so nothing is applied. Rebuild and publish the policy bundle.';
+      const hint = REASON_HINT.PolicyEngineDegraded;
       return [
         failure(Ready, Reason.PolicyEngineDegraded, o.message, hint, g),
         failure(PolicyCompliant, Reason.PolicyEngineDegraded, o.message, hint, g),
       ];
     }
     case 'SpecInvalid':
-      return blocked(
-        Reason.SpecInvalid,
-        o.message,
-        'Fix the named fields and apply the spec again; nothing is called until then.',
-        g,
-      );
+      return blocked(Reason.SpecInvalid, o.message, REASON_HINT.SpecInvalid, g);
     case 'Failed':
-      return blocked(
-        o.errorKind === 'Transient' ? Reason.TransientError : Reason.PermanentError,
-        o.message,
-        o.remediation,
-        g,
-      );
+      return blocked(Reason[`${o.errorKind}Error`], o.message, o.remediation, g);
     case 'Impossible':
-      return blocked(
-        o.ownership ? Reason[o.ownership] : Reason.ImpossibleChange,
-        o.message,
-        o.remediation,
-        g,
-      );
+      return blocked(Reason[o.ownership ?? 'ImpossibleChange'], o.message, o.remediation, g);
     case 'RecordInvalid':
-      return blocked(
-        Reason.RecordInvalid,
-        o.message,
-        'The item was written to the table outside CloudOrch. Delete it (aws dynamodb delete-item) and apply the CloudCluster again with cloudorch apply.',
-        g,
-      );
+      return blocked(Reason.RecordInvalid, o.message, REASON_HINT.RecordInvalid, g);
     case 'ObserveFailed':
       return [
         unknown(Ready, Reason.ObserveFailed, o.message, o.remediation, g),
@@ -208,61 +168,28 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
       ];
     case 'ReleasedUntouched':
       return [
-        {
-          type: Ready,
-          status: 'False',
-          reason: Reason.ReleasedUntouched,
-          message: o.message,
-          observedGeneration: g,
-        },
+        notYet(Ready, Reason.ReleasedUntouched, o.message, g),
         success(Synced, Reason.ReleasedUntouched, 'Record released without touching EKS', g),
       ];
     case 'Deleting':
-      return [
-        {
-          type: Ready,
-          status: 'False',
-          reason: Reason.Deleting,
-          message: o.operation,
-          observedGeneration: g,
-        },
-        {
-          type: Synced,
-          status: 'False',
-          reason: Reason.Deleting,
-          message: o.operation,
-          observedGeneration: g,
-        },
-      ];
+      return settling(Reason.Deleting, o.operation, g);
     case 'Deleted':
       return [
-        {
-          type: Ready,
-          status: 'False',
-          reason: Reason.Deleted,
-          message: 'Cluster deleted',
-          observedGeneration: g,
-        },
+        notYet(Ready, Reason.Deleted, 'Cluster deleted', g),
         success(Synced, Reason.Deleted, 'Deletion complete', g),
       ];
     case 'Retained':
       return [
-        {
-          type: Ready,
-          status: 'False',
-          reason: Reason.Retained,
-          message: 'Record released; the EKS cluster was retained (deletionPolicy: Retain)',
-          observedGeneration: g,
-        },
+        notYet(
+          Ready,
+          Reason.Retained,
+          'Record released; the EKS cluster was retained (deletionPolicy: Retain)',
+          g,
+        ),
         success(Synced, Reason.Retained, 'Released without touching EKS', g),
       ];
     case 'DeletionStuck':
-      return blocked(
-        Reason.DeletionStuck,
-        o.message,
-        'Deletion made no progress within its attempt budget. Check the cluster and node groups in EKS, remove what blocks them, then reconcile.',
-        g,
-      );
+      return blocked(Reason.DeletionStuck, o.message, REASON_HINT.DeletionStuck, g);
   }
 }
 
@@ -298,26 +225,19 @@ function driftCondition(
       observedGeneration: g,
     };
   if (ctx.drift.length === 0)
-    return {
-      type: ConditionType.Drifted,
-      status: 'False',
-      reason: Reason.NoDrift,
-      message: 'Observed state matches the spec',
-      observedGeneration: g,
-    };
+    return notYet(ConditionType.Drifted, Reason.NoDrift, 'Observed state matches the spec', g);
   const wasSynced =
     prev !== undefined &&
     prev.observedGeneration === g &&
     (prev.synced || getCondition(prev.conditions, ConditionType.Drifted)?.status === 'True');
   // Differences before the generation was ever in sync are pending work, not drift; say which.
   if (!wasSynced)
-    return {
-      type: ConditionType.Drifted,
-      status: 'False',
-      reason: Reason.Pending,
-      message: `Not in sync yet (pending work, not drift): ${differences}`,
-      observedGeneration: g,
-    };
+    return notYet(
+      ConditionType.Drifted,
+      Reason.Pending,
+      `Not in sync yet (pending work, not drift): ${differences}`,
+      g,
+    );
   return {
     type: ConditionType.Drifted,
     status: 'True',

@@ -84,7 +84,7 @@ export interface CaughtError {
 }
 
 export interface ClassifiedFailure {
-  readonly kind: 'Transient' | 'Permanent' | 'SpecInvalid' | 'Internal';
+  readonly kind: 'Transient' | 'Permanent' | 'Internal';
   readonly message: string;
   readonly remediation: string;
   readonly code?: string;

@@ -3,8 +3,14 @@
  * classification (kind, code, remediation) survives that boundary as data, step handlers throw
  * errors whose name is the class Step Functions matches on and whose message is a JSON envelope.
  */
-import { type CloudOrchError, classifyAwsError, TransientError } from '../core/errors.js';
-import { ConflictError } from '../store/errors.js';
+import {
+  CloudOrchError,
+  classifyAwsError,
+  classifyStepFailure,
+  ERROR_NAMES,
+  type ErrorKind,
+  InternalError,
+} from '../core/errors.js';
 import type { CaughtError, ClassifiedFailure } from './contracts.js';
 
 export interface Envelope {
@@ -15,33 +21,53 @@ export interface Envelope {
   readonly code?: string;
 }
 
-export class StepError extends Error {
+type StepErrorName = (typeof ERROR_NAMES)['Transient' | 'Permanent'];
+
+/**
+ * How each kind leaves a step: the name the state machine's Retry clauses match (a conflict is
+ * retried like a transient error; the rest once, late, so calls stay bounded) and the failure kind
+ * status reports.
+ */
+const LEAVES_AS = {
+  NotFound: { name: ERROR_NAMES.Permanent, failure: 'Permanent' },
+  Transient: { name: ERROR_NAMES.Transient, failure: 'Transient' },
+  Conflict: { name: ERROR_NAMES.Transient, failure: 'Transient' },
+  Superseded: { name: ERROR_NAMES.Permanent, failure: 'Permanent' },
+  Permanent: { name: ERROR_NAMES.Permanent, failure: 'Permanent' },
+  Internal: { name: ERROR_NAMES.Permanent, failure: 'Internal' },
+} as const satisfies Record<ErrorKind, { name: StepErrorName; failure: ClassifiedFailure['kind'] }>;
+
+/** Generic classes quote the code of the error they classify; a domain error is named in the message. */
+const GENERIC: ReadonlySet<string> = new Set([...Object.values(ERROR_NAMES), 'InternalError']);
+
+/** The classified error as a step throws it: named for Retry, the envelope as its message. */
+export class StepError extends CloudOrchError {
+  override readonly name: StepErrorName;
+  readonly remediation: string;
   constructor(
-    override readonly name: string,
+    readonly kind: ErrorKind,
     readonly envelope: Envelope,
+    cause?: unknown,
   ) {
-    super(JSON.stringify(envelope));
+    super(JSON.stringify(envelope), { code: envelope.code, cause });
+    this.name = LEAVES_AS[kind].name;
+    this.remediation = envelope.remediation;
   }
+}
+
+function failureOf(e: CloudOrchError): ClassifiedFailure {
+  return {
+    kind: LEAVES_AS[e.kind].failure,
+    message: GENERIC.has(e.name) ? e.message : `${e.name}: ${e.message}`,
+    remediation: e.remediation,
+    ...(e.code ? { code: e.code } : {}),
+  };
 }
 
 export function toStepError(err: unknown): StepError {
   if (err instanceof StepError) return err;
-  // A concurrent spec write is worth an immediate retry; other store errors end the execution.
-  const e: CloudOrchError =
-    err instanceof ConflictError
-      ? new TransientError(err.message, {
-          remediation: 'A concurrent write changed the record; the step is retried.',
-          cause: err,
-        })
-      : classifyAwsError(err);
-  const kind = e.kind === 'NotFound' ? 'Permanent' : e.kind;
-  return new StepError(e.name === 'NotFoundError' ? 'PermanentError' : e.name, {
-    cloudorch: 1,
-    kind,
-    message: e.message,
-    remediation: e.remediation,
-    ...(e.code ? { code: e.code } : {}),
-  });
+  const e = classifyAwsError(err);
+  return new StepError(e.kind, { cloudorch: 1, ...failureOf(e) }, err);
 }
 
 function parseJson(text: string): unknown {
@@ -59,11 +85,11 @@ function isEnvelope(x: unknown): x is Envelope {
 /** Reads a caught error, whether Lambda wrapped it (`Cause` = JSON with errorMessage) or not. */
 export function readCaughtError(caught: CaughtError | undefined): ClassifiedFailure {
   if (!caught)
-    return {
-      kind: 'Internal',
-      message: 'no error was passed',
-      remediation: 'This is a bug in the state machine; report it.',
-    };
+    return failureOf(
+      new InternalError('no error was passed', {
+        remediation: 'This is a bug in the state machine; report it.',
+      }),
+    );
   const cause = parseJson(caught.Cause ?? '');
   const inner =
     typeof cause === 'object' && cause !== null && 'errorMessage' in cause
@@ -77,19 +103,5 @@ export function readCaughtError(caught: CaughtError | undefined): ClassifiedFail
       remediation: env.remediation,
       ...(env.code ? { code: env.code } : {}),
     };
-  if (caught.Error === 'States.Timeout' || caught.Error.startsWith('Lambda.')) {
-    return {
-      kind: 'Transient',
-      message: `${caught.Error}: ${String(inner ?? '')}`,
-      remediation: 'The step could not run (timeout or Lambda service error). The next sweep retries.',
-      code: caught.Error,
-    };
-  }
-  return {
-    kind: 'Internal',
-    message: `${caught.Error}: ${String(inner ?? '')}`,
-    remediation:
-      'An unexpected error escaped a step. Check the execution logs; the next sweep retries with backoff.',
-    code: caught.Error,
-  };
+  return failureOf(classifyStepFailure(caught.Error, String(inner ?? '')));
 }

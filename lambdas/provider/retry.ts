@@ -17,6 +17,7 @@
  * new EKSClient({ region, maxAttempts: EKS_RETRY_BUDGET.maxAttempts, retryStrategy: budgetedRetryStrategy() });
  */
 import type { EKSClientConfig } from '@aws-sdk/client-eks';
+import { CloudOrchError } from '../core/errors.js';
 
 type RetryStrategyV2 = Extract<
   NonNullable<EKSClientConfig['retryStrategy']>,
@@ -78,8 +79,12 @@ class BudgetToken implements RetryToken {
   }
 }
 
-export class RetryBudgetExhausted extends Error {
+/** Tells the SDK's retry middleware to stop; it rethrows the call's own error, so this never escapes. */
+export class RetryBudgetExhausted extends CloudOrchError {
   override readonly name = 'RetryBudgetExhausted';
+  readonly kind = 'Transient';
+  readonly remediation =
+    "EKS kept failing within one call's retry budget; CloudOrch retries the step with backoff.";
 }
 
 /** A standard-mode retry strategy with the budget above; `random` is injectable for tests. */

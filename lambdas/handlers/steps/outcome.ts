@@ -1,13 +1,13 @@
 /** Which status outcome an execution state stands for. Pure: one place decides what status says. */
+import { REASON_HINT, UPDATE_FAILED_HINT } from '../../core/conditions.js';
 import type { Outcome } from '../../core/status.js';
-import type { ExecutionState } from '../contracts.js';
+import type { ExecutionState, ObserveResult, PlanResult } from '../contracts.js';
 
 export function outcomeOf(state: ExecutionState): Outcome {
   const { plan, policy, applied, failure, observed } = state;
   if (plan?.action === 'recordInvalid' || (observed?.recordInvalid !== undefined && !failure))
     return { kind: 'RecordInvalid', message: observed?.recordInvalid ?? 'the stored item is malformed' };
   if (failure) {
-    if (failure.kind === 'SpecInvalid') return { kind: 'SpecInvalid', message: failure.message };
     // Nothing was observed in this loop: the failure was EKS (or the record) being unreadable, so
     // what the cluster looks like is unknown now, not what status said before.
     if (!observed)
@@ -55,37 +55,37 @@ export function outcomeOf(state: ExecutionState): Outcome {
       return observed?.deletionRequested
         ? { kind: 'Deleting', operation: plan.waitReason ?? 'waiting for EKS' }
         : { kind: 'Waiting', reason: plan.waitReason ?? 'waiting for EKS' };
-    case 'blocked': {
-      // Deletion that cannot go on (call budget spent, a DELETE_FAILED group) is stuck, never looped.
-      if (
-        observed?.deletionRequested &&
-        (plan.stuck || plan.impossible.some((i) => i.field === 'deletion'))
-      ) {
-        return {
-          kind: 'DeletionStuck',
-          message: plan.stuck ?? plan.impossible.map((i) => i.reason).join('; '),
-        };
-      }
-      if (plan.failedUpdate) {
-        return {
-          kind: 'Failed',
-          errorKind: 'Permanent',
-          message: plan.stuck ?? 'an EKS update failed',
-          remediation:
-            'Read the update errors (aws eks describe-update), fix the cause, then change the spec (or reconcile) to try again.',
-        };
-      }
-      // An ownership block is the reason to show first: nothing else can happen until it is lifted.
-      const first = plan.impossible.find((i) => i.ownership) ?? plan.impossible[0];
-      const message = plan.impossible.map((i) => `${i.field}: ${i.reason}`).join('; ');
-      return {
-        kind: 'Impossible',
-        message,
-        remediation: first?.remediation ?? 'Change the spec.',
-        ...(first?.ownership ? { ownership: first.ownership } : {}),
-      };
-    }
+    case 'blocked':
+      return blockedOutcome(plan, observed);
     default:
       return { kind: 'Waiting', reason: 'reconciliation in progress' };
   }
+}
+
+/** A plan that cannot go on: stuck deletion, a failed EKS update, or a change EKS or ownership forbids. */
+function blockedOutcome(plan: PlanResult, observed: ObserveResult | undefined): Outcome {
+  // Deletion that cannot go on (call budget spent, a DELETE_FAILED group) is stuck, never looped.
+  if (observed?.deletionRequested && (plan.stuck || plan.impossible.some((i) => i.field === 'deletion'))) {
+    return {
+      kind: 'DeletionStuck',
+      message: plan.stuck ?? plan.impossible.map((i) => i.reason).join('; '),
+    };
+  }
+  if (plan.failedUpdate) {
+    return {
+      kind: 'Failed',
+      errorKind: 'Permanent',
+      message: plan.stuck ?? 'an EKS update failed',
+      remediation: UPDATE_FAILED_HINT,
+    };
+  }
+  // An ownership block is the reason to show first: nothing else can happen until it is lifted.
+  const first = plan.impossible.find((i) => i.ownership) ?? plan.impossible[0];
+  const message = plan.impossible.map((i) => `${i.field}: ${i.reason}`).join('; ');
+  return {
+    kind: 'Impossible',
+    message,
+    remediation: first?.remediation ?? REASON_HINT.ImpossibleChange,
+    ...(first?.ownership ? { ownership: first.ownership } : {}),
+  };
 }
