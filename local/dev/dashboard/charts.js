@@ -139,21 +139,21 @@ export function bars({ id, title, rows, series, describe }) {
   return h('div', { class: 'chart' }, series.length > 1 ? legend(prefix, series) : null, svg);
 }
 
-/** A drift detection lane and convergence times on one time axis, from dev start to the server's now. */
-export function timeline(m) {
-  const W = 960;
+/** The timeline's frame and scales: x maps an ISO time, y maps convergence seconds. */
+function timelineGeometry(m) {
+  const g = { W: 960, H: 190, left: 64, right: 16, laneY: 22, top: 52 };
+  g.bottom = g.H - 30;
   const t0 = Date.parse(m.startedAt);
   const t1 = Math.max(Date.parse(m.now), t0 + 1000);
-  const left = 64;
-  const right = 16;
-  const H = 190;
-  const laneY = 22;
-  const top = 52;
-  const bottom = H - 30;
-  const x = (iso) => left + ((Date.parse(iso) - t0) / (t1 - t0)) * (W - left - right);
-  const maxS = Math.max(1, ...m.convergence.map((p) => p.seconds));
-  const y = (sec) => bottom - (sec / maxS) * (bottom - top);
-  const svg = s(
+  g.x = (iso) => g.left + ((Date.parse(iso) - t0) / (t1 - t0)) * (g.W - g.left - g.right);
+  g.maxS = Math.max(1, ...m.convergence.map((p) => p.seconds));
+  g.y = (sec) => g.bottom - (sec / g.maxS) * (g.bottom - g.top);
+  return g;
+}
+
+/** The empty chart: the drift lane, both axes and their labels. */
+function timelineFrame(m, { W, H, left, right, laneY, bottom, top }) {
+  return s(
     'svg',
     {
       viewBox: `0 0 ${W} ${H}`,
@@ -175,6 +175,10 @@ export function timeline(m) {
       'time to converge per change',
     ),
   );
+}
+
+/** One triangle on the drift lane per detection. */
+function appendDriftMarks(svg, m, { x, left, laneY }) {
   if (m.drift.length === 0)
     svg.append(s('text', { x: left + 8, y: laneY - 6, class: 'empty' }, 'no drift detected yet'));
   for (const p of m.drift) {
@@ -191,6 +195,10 @@ export function timeline(m) {
       ),
     );
   }
+}
+
+/** One stem per converged change, as tall as the seconds it took. */
+function appendConvergenceMarks(svg, m, { x, y, left, top, bottom, maxS }) {
   // The scale's top is the slowest convergence; without one there is no scale to label.
   if (m.convergence.length > 0)
     svg.append(s('text', { x: left - 6, y: top + 4, class: 'label', 'text-anchor': 'end' }, seconds(maxS)));
@@ -208,35 +216,32 @@ export function timeline(m) {
       ),
     );
   }
+}
+
+/** The marks are told apart by shape as well as color. */
+function timelineLegend() {
+  const swatch = (mark) =>
+    s('svg', { width: 14, height: 14, viewBox: '0 0 14 14', 'aria-hidden': 'true' }, mark);
   return h(
-    'div',
-    { class: 'chart' },
+    'ul',
+    { class: 'legend' },
+    h('li', {}, swatch(s('path', { d: 'M7 13L1 2L13 2Z', class: 'drift' })), 'drift detected (triangle)'),
     h(
-      'ul',
-      { class: 'legend' },
-      h(
-        'li',
-        {},
-        s(
-          'svg',
-          { width: 14, height: 14, viewBox: '0 0 14 14', 'aria-hidden': 'true' },
-          s('path', { d: 'M7 13L1 2L13 2Z', class: 'drift' }),
-        ),
-        'drift detected (triangle)',
-      ),
-      h(
-        'li',
-        {},
-        s(
-          'svg',
-          { width: 14, height: 14, viewBox: '0 0 14 14', 'aria-hidden': 'true' },
-          s('rect', { x: 3, y: 3, width: 8, height: 8, class: 'head' }),
-        ),
-        'a change converged: height is seconds (square)',
-      ),
+      'li',
+      {},
+      swatch(s('rect', { x: 3, y: 3, width: 8, height: 8, class: 'head' })),
+      'a change converged: height is seconds (square)',
     ),
-    svg,
   );
+}
+
+/** A drift detection lane and convergence times on one time axis, from dev start to the server's now. */
+export function timeline(m) {
+  const g = timelineGeometry(m);
+  const svg = timelineFrame(m, g);
+  appendDriftMarks(svg, m, g);
+  appendConvergenceMarks(svg, m, g);
+  return h('div', { class: 'chart' }, timelineLegend(), svg);
 }
 
 /** One sentence per series of the timeline, with the same statistics as the CloudWatch widget. */

@@ -171,6 +171,63 @@ function history(r) {
   ];
 }
 
+function conditions(st) {
+  if (!st) return h('p', { class: 'empty' }, 'Not reconciled yet: no status.');
+  return simpleTable(
+    'Conditions',
+    ['TYPE', 'STATUS', 'REASON', 'MESSAGE', 'SINCE', 'REMEDIATION'],
+    st.conditions.map((c) => [
+      c.type,
+      c.status,
+      c.reason,
+      c.message,
+      clock(c.lastTransitionTime),
+      c.remediation,
+    ]),
+  );
+}
+
+function lastDrift(r) {
+  const st = r.status;
+  if (!st?.lastDrift?.length) return h('p', { class: 'empty' }, 'No drift found for this cluster.');
+  return [
+    simpleTable(
+      `Drifted condition now: ${condition(r, 'Drifted')?.status ?? 'Unknown'}`,
+      ['FIELD', 'WANT', 'FOUND'],
+      st.lastDrift.map((d) => [d.field, String(d.desired), String(d.observed)]),
+    ),
+  ];
+}
+
+function violations(st) {
+  if (!st?.violations?.length) return h('p', { class: 'empty' }, st ? 'None.' : 'Not evaluated yet.');
+  return simpleTable(
+    'Violations',
+    ['RULE', 'SEVERITY', 'MESSAGE'],
+    st.violations.map((v) => [v.rule, v.severity, v.message]),
+  );
+}
+
+function detailHead(r, onClose) {
+  return h(
+    'div',
+    { class: 'detail-head' },
+    h('h2', { id: 'details-h' }, r.id),
+    h('button', { type: 'button', class: 'close', onclick: onClose, 'aria-label': 'Close details' }, 'Close'),
+  );
+}
+
+/** Generations tell whether the status shown is about the current spec. */
+function generationNote(r) {
+  const st = r.status;
+  return h(
+    'p',
+    { class: 'note' },
+    `generation ${r.generation}, observed generation ${st?.observedGeneration ?? '-'}, status updated ${clock(st?.updatedAt)}`,
+    r.deletionRequestedAt ? `, deletion requested ${clock(r.deletionRequestedAt)}` : '',
+  );
+}
+
 /** The selected cluster: conditions, desired vs observed, last plan, last drift, violations, history. */
 export function renderDetails(panel, r, onClose) {
   if (!r) {
@@ -181,39 +238,9 @@ export function renderDetails(panel, r, onClose) {
   const st = r.status;
   fill(
     panel,
-    h(
-      'div',
-      { class: 'detail-head' },
-      h('h2', { id: 'details-h' }, r.id),
-      h(
-        'button',
-        { type: 'button', class: 'close', onclick: onClose, 'aria-label': 'Close details' },
-        'Close',
-      ),
-    ),
-    h(
-      'p',
-      { class: 'note' },
-      `generation ${r.generation}, observed generation ${st?.observedGeneration ?? '-'}, status updated ${clock(st?.updatedAt)}`,
-      r.deletionRequestedAt ? `, deletion requested ${clock(r.deletionRequestedAt)}` : '',
-    ),
-    section(
-      'Conditions',
-      st
-        ? simpleTable(
-            'Conditions',
-            ['TYPE', 'STATUS', 'REASON', 'MESSAGE', 'SINCE', 'REMEDIATION'],
-            st.conditions.map((c) => [
-              c.type,
-              c.status,
-              c.reason,
-              c.message,
-              clock(c.lastTransitionTime),
-              c.remediation,
-            ]),
-          )
-        : h('p', { class: 'empty' }, 'Not reconciled yet: no status.'),
-    ),
+    detailHead(r, onClose),
+    generationNote(r),
+    section('Conditions', conditions(st)),
     h(
       'div',
       { class: 'two' },
@@ -221,28 +248,8 @@ export function renderDetails(panel, r, onClose) {
       section('Observed', observed(st?.observed)),
     ),
     section('Last plan', plan(st?.lastPlan)),
-    section(
-      'Last drift found',
-      st?.lastDrift?.length
-        ? [
-            simpleTable(
-              `Drifted condition now: ${condition(r, 'Drifted')?.status ?? 'Unknown'}`,
-              ['FIELD', 'WANT', 'FOUND'],
-              st.lastDrift.map((d) => [d.field, String(d.desired), String(d.observed)]),
-            ),
-          ]
-        : h('p', { class: 'empty' }, 'No drift found for this cluster.'),
-    ),
-    section(
-      'Policy violations',
-      st?.violations?.length
-        ? simpleTable(
-            'Violations',
-            ['RULE', 'SEVERITY', 'MESSAGE'],
-            st.violations.map((v) => [v.rule, v.severity, v.message]),
-          )
-        : h('p', { class: 'empty' }, st ? 'None.' : 'Not evaluated yet.'),
-    ),
+    section('Last drift found', lastDrift(r)),
+    section('Policy violations', violations(st)),
     section('Recent history', history(r)),
   );
 }
