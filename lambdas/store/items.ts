@@ -4,6 +4,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { type ParsedItem, parseItem, type StoredItem, toRecord } from './record.js';
 import type { ClusterRecord } from './types.js';
 import { type Expression, type Mutation, updateParams } from './update.js';
@@ -70,4 +71,9 @@ export function isConditionFailure(err: unknown): err is ConditionalCheckFailedE
     err instanceof ConditionalCheckFailedException ||
     (err instanceof Error && err.name === 'ConditionalCheckFailedException')
   );
+}
+
+/** The item as the table holds it: the document client drops undefined members on write. */
+export function asStored(item: StoredItem): StoredItem {
+  return unmarshall(marshall(item, { removeUndefinedValues: true }));
 }

@@ -4,15 +4,14 @@
  * from.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { applyKey } from '../core/plan/tokens.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import { ownedArnOf } from '../core/status.js';
 import { claimTarget, releaseClaim } from './claim-store.js';
 import { claimId, describeTarget } from './claims.js';
 import { ConflictError, DeletionInProgressError, TargetChangeError } from './errors.js';
-import { isConditionFailure, readParsed, readRecord, type Table, updateAndRead } from './items.js';
-import { type StoredItem, toRecord } from './record.js';
+import { asStored, isConditionFailure, readParsed, readRecord, type Table, updateAndRead } from './items.js';
+import { toRecord } from './record.js';
 import { specHash } from './spec-hash.js';
 import type { ApplyResult, ClusterRecord } from './types.js';
 import type { Mutation } from './update.js';
@@ -75,7 +74,7 @@ async function createRecord(
   expected: number | undefined,
   now: Date = new Date(),
 ): Promise<ApplyResult> {
-  // As the table holds it (the document client drops undefined members), which is what it returns.
+  // Returned as the table holds it, as a read would return it.
   const item = asStored({
     id,
     spec,
@@ -136,10 +135,6 @@ async function afterLostSpecRace(
     return { record: now, changed: false, created: false };
   }
   throw new ConflictError(`${id}: the spec was changed concurrently (now version ${now?.version ?? 'none'})`);
-}
-
-function asStored(item: StoredItem): StoredItem {
-  return unmarshall(marshall(item, { removeUndefinedValues: true }));
 }
 
 /**

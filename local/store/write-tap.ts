@@ -7,10 +7,16 @@
  * the client is one used through DynamoDBDocumentClient, as the store uses it.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { asStored } from '../../lambdas/store/items.js';
 import type { StoredItem } from '../../lambdas/store/record.js';
 import type { ChangeFeed } from './change-feed.js';
-import { applyUpdate, UnmirroredWriteError, type UpdateInput } from './update-expression.js';
+import {
+  applyUpdate,
+  parseUpdate,
+  UnmirroredWriteError,
+  type UpdateAction,
+  type UpdateInput,
+} from './update-expression.js';
 
 const FED = { PutItemCommand: 'put', UpdateItemCommand: 'update', DeleteItemCommand: 'delete' } as const;
 type WriteKind = (typeof FED)[keyof typeof FED];
@@ -49,10 +55,12 @@ export function feedWrites(
       const id = (kind === 'put' ? input.Item : input.Key)?.['id'];
       // A raw (marshalled) key is a map, not a string: only document-client writes are read.
       if (typeof id !== 'string') throw new UnmirroredWriteError(`${name} without a document-form string id`);
+      // Parsed before sending: an update the feed cannot mirror never lands.
+      const actions = kind === 'update' ? parseUpdate(input) : [];
       const result = await next({ ...args, input: { ...input, ReturnValues: 'ALL_OLD' } });
       const output = result.output as { Attributes?: StoredItem };
       const oldImage = output.Attributes;
-      const newImage = imageAfter(kind, input, oldImage ?? { id });
+      const newImage = imageAfter(kind, input.Item, actions, oldImage ?? { id });
       feed.onWrite({ keys: { id }, ...(oldImage ? { oldImage } : {}), ...(newImage ? { newImage } : {}) });
       if (asked === 'ALL_NEW' && newImage) output.Attributes = newImage;
       else if (asked === 'NONE') delete output.Attributes;
@@ -63,9 +71,12 @@ export function feedWrites(
   return client;
 }
 
-function imageAfter(kind: WriteKind, input: WriteInput, before: StoredItem): StoredItem | undefined {
+function imageAfter(
+  kind: WriteKind,
+  put: StoredItem | undefined,
+  actions: readonly UpdateAction[],
+  before: StoredItem,
+): StoredItem | undefined {
   if (kind === 'delete') return undefined;
-  const after = kind === 'put' ? (input.Item ?? {}) : applyUpdate(before, input);
-  // As the table holds it: the document client drops undefined members on write.
-  return unmarshall(marshall(after, { removeUndefinedValues: true }));
+  return asStored(kind === 'put' ? (put ?? {}) : applyUpdate(before, actions));
 }

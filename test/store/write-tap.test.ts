@@ -3,6 +3,7 @@
  * as behind a plain one, the feed hears every write, and writes it cannot mirror are refused.
  */
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { createTable } from '../../lambdas/store/table.js';
@@ -52,6 +53,21 @@ it('returns what the plain store returns, and tells the feed both images of ever
   // claim put, record put, lease, status, deletion request, record delete, claim delete
   expect(kinds).toEqual(['-/new', '-/new', 'old/new', 'old/new', 'old/new', 'old/-', 'old/-']);
   expect(changes[3]?.newImage).toEqual(written);
+});
+
+it('refuses an update it cannot mirror before it lands', async () => {
+  const doc = DynamoDBDocumentClient.from(tapped);
+  const Key = { id: 'team/counted' };
+  await doc.send(new PutCommand({ TableName: table, Item: { ...Key, n: 1 } }));
+  const add = new UpdateCommand({
+    TableName: table,
+    Key,
+    UpdateExpression: 'ADD n :one',
+    ExpressionAttributeValues: { ':one': 1 },
+  });
+  await expect(doc.send(add)).rejects.toBeInstanceOf(UnmirroredWriteError);
+  const plainDoc = DynamoDBDocumentClient.from(plain);
+  expect((await plainDoc.send(new GetCommand({ TableName: table, Key }))).Item).toEqual({ ...Key, n: 1 });
 });
 
 it('refuses a raw (marshalled) write on the fed table, and leaves other tables alone', async () => {
