@@ -15,7 +15,7 @@
  * each with a Cause that says what happened: only Failed points at the cluster status.
  * The loop cap hands a long convergence over to the next sweep instead of running forever.
  */
-import { ERROR_NAMES } from '../core/errors.js';
+import { ERROR_NAMES, InternalError } from '../core/errors.js';
 import { TRIGGERS } from '../handlers/contracts.js';
 
 /** One Lambda per step, so each gets only the permissions its step needs. */
@@ -137,207 +137,251 @@ function task(fn: StepFunctionKey, next: string, extra: Json = {}): Json {
   };
 }
 
+/** ValidateInput and its three refusals, then Init: the run's own fields start from a valid input. */
+function inputStates(): Json {
+  return {
+    ValidateInput: validateInput(),
+    MissingInput: invalidInput(
+      'The execution input needs the string fields id and trigger, e.g. {"id": "team/payments", "trigger": "manual"}.',
+    ),
+    UnknownTrigger: invalidInput(`The input's trigger must be one of ${TRIGGERS.join(', ')}.`),
+    MalformedId: invalidInput(
+      "The input's id must be <namespace>/<name>, two DNS labels: lowercase letters, digits and '-', starting and ending with a letter or digit.",
+    ),
+    Init: {
+      Type: 'Pass',
+      Parameters: {
+        'id.$': '$.id',
+        'trigger.$': '$.trigger',
+        'owner.$': '$$.Execution.Name',
+        loop: 0,
+        leaseWaits: 0,
+      },
+      Next: 'AcquireLease',
+    },
+  };
+}
+
+/** Takes the cluster's lease, waiting a bounded number of times while another execution holds it. */
+function acquireLeaseStates(opts: DefinitionOptions): Json {
+  return {
+    AcquireLease: task('lease', 'LeaseAcquired', {
+      // The execution ARN lets a later reader ask DescribeExecution whether the holder still runs.
+      Parameters: {
+        action: 'acquire',
+        'id.$': '$.id',
+        'owner.$': '$.owner',
+        'executionArn.$': '$$.Execution.Id',
+      },
+      ResultPath: '$.lease',
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'AcquireLeaseFailed' }],
+    }),
+    LeaseAcquired: {
+      Type: 'Choice',
+      Choices: [
+        {
+          And: [
+            { Variable: '$.lease.acquired', BooleanEquals: false },
+            { Variable: '$.leaseWaits', NumericLessThan: opts.maxLeaseWaits },
+          ],
+          Next: 'WaitForLease',
+        },
+        { Variable: '$.lease.acquired', BooleanEquals: false, Next: 'AlreadyReconciling' },
+      ],
+      Default: 'Observe',
+    },
+    // A trigger that finds the cluster busy waits for the lease, so a change made while another
+    // execution is finishing is never left behind.
+    WaitForLease: { Type: 'Wait', Seconds: opts.pollSeconds, Next: 'NextLeaseWait' },
+    NextLeaseWait: {
+      Type: 'Pass',
+      Parameters: {
+        'id.$': '$.id',
+        'trigger.$': '$.trigger',
+        'owner.$': '$.owner',
+        loop: 0,
+        'leaseWaits.$': 'States.MathAdd($.leaseWaits, 1)',
+      },
+      Next: 'AcquireLease',
+    },
+    AlreadyReconciling: { Type: 'Succeed', Comment: 'Another execution kept the lease for this cluster' },
+  };
+}
+
+/** Observe -> Plan -> PolicyCheck -> Decide, then apply one step or wait, and observe again. */
+function reconcileLoopStates(opts: DefinitionOptions): Json {
+  return {
+    Observe: task('observe', 'Plan', { ResultPath: '$.observed' }),
+    Plan: task('plan', 'PolicyCheck', { ResultPath: '$.plan' }),
+    PolicyCheck: task('policy', 'Decide', { ResultPath: '$.policy' }),
+    Decide: {
+      Type: 'Choice',
+      Choices: [
+        { Variable: '$.plan.action', StringEquals: 'apply', Next: 'PolicyAllowsApply' },
+        { Variable: '$.plan.action', StringEquals: 'wait', Next: 'LoopCheck' },
+      ],
+      Default: 'WriteStatus',
+    },
+    PolicyAllowsApply: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.policy.allow', BooleanEquals: true, Next: 'ApplyStep' }],
+      Default: 'WriteStatus',
+    },
+    ApplyStep: task('apply', 'RecordProgress', { ResultPath: '$.applied' }),
+    RecordProgress: task('writeStatus', 'LoopCheck', { ResultPath: '$.written' }),
+    LoopCheck: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.loop', NumericGreaterThanEquals: opts.maxLoops, Next: 'HandOver' }],
+      Default: 'WaitForEks',
+    },
+    WaitForEks: { Type: 'Wait', Seconds: opts.pollSeconds, Next: 'NextLoop' },
+    NextLoop: {
+      Type: 'Pass',
+      Parameters: {
+        'id.$': '$.id',
+        'trigger.$': '$.trigger',
+        'owner.$': '$.owner',
+        'loop.$': 'States.MathAdd($.loop, 1)',
+      },
+      Next: 'Observe',
+    },
+  };
+}
+
+/** The way out of the loop: write the status (or hand over at the loop cap), release the lease. */
+function finishStates(): Json {
+  return {
+    HandOver: task('writeStatus', 'ReleaseLease', {
+      Parameters: {
+        'id.$': '$.id',
+        'owner.$': '$.owner',
+        'trigger.$': '$.trigger',
+        handOver: true,
+        'plan.$': '$.plan',
+        'observed.$': '$.observed',
+      },
+      ResultPath: '$.written',
+    }),
+    WriteStatus: task('writeStatus', 'NewerGeneration', { ResultPath: '$.written' }),
+    // A spec written while this execution worked is picked up before the lease is released.
+    NewerGeneration: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.written.newerGeneration', BooleanEquals: true, Next: 'LoopCheck' }],
+      Default: 'ReleaseLease',
+    },
+    ReleaseLease: task('lease', 'Done', {
+      Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
+      ResultPath: '$.lease',
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseLeaseFailed' }],
+    }),
+    Done: { Type: 'Succeed' },
+  };
+}
+
+/**
+ * Lease failures skip WriteFailure (without the lease an execution may not write the status),
+ * so the execution's own error and cause say what happened.
+ */
+function leaseFailureStates(): Json {
+  return {
+    AcquireLeaseFailed: {
+      Type: 'Pass',
+      Result: {
+        error: 'AcquireLeaseFailed',
+        step: 'AcquireLease',
+        outcome: 'the cluster status was not updated',
+      },
+      ResultPath: '$.leaseFailure',
+      Next: 'ClassifyLeaseFailure',
+    },
+    ReleaseLeaseFailed: {
+      Type: 'Pass',
+      Result: {
+        error: 'ReleaseLeaseFailed',
+        step: 'ReleaseLease',
+        outcome: 'the cluster status was written; the lease was not released',
+      },
+      ResultPath: '$.leaseFailure',
+      Next: 'ClassifyLeaseFailure',
+    },
+    // ClassifyError reads Lambda's Cause and the step's error envelope, which ASL cannot parse.
+    ClassifyLeaseFailure: task('classifyError', 'DescribeLeaseFailure', {
+      ResultPath: '$.failure',
+      Catch: [
+        { ErrorEquals: ['States.ALL'], ResultPath: '$.classifyError', Next: 'LeaseFailureUnclassified' },
+      ],
+    }),
+    LeaseFailureUnclassified: {
+      Type: 'Pass',
+      Parameters: { 'message.$': "States.Format('{}, which could not be classified', $.error.Error)" },
+      ResultPath: '$.failure',
+      Next: 'DescribeLeaseFailure',
+    },
+    DescribeLeaseFailure: {
+      Type: 'Pass',
+      Parameters: {
+        'error.$': '$.leaseFailure.error',
+        'cause.$':
+          "States.Format('{} failed: {} ({})', $.leaseFailure.step, $.failure.message, $.leaseFailure.outcome)",
+      },
+      ResultPath: '$.leaseFailure',
+      Next: 'LeaseFailed',
+    },
+    LeaseFailed: { Type: 'Fail', ErrorPath: '$.leaseFailure.error', CausePath: '$.leaseFailure.cause' },
+  };
+}
+
+/** Any step's error: classify, write it to the status, release the lease; Failed points at the status. */
+function stepFailureStates(): Json {
+  return {
+    ClassifyError: task('classifyError', 'WriteFailure', {
+      ResultPath: '$.failure',
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.statusError', Next: 'ReleaseAfterFailure' }],
+    }),
+    WriteFailure: task('writeStatus', 'ReleaseAfterFailure', {
+      ResultPath: '$.written',
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.statusError', Next: 'ReleaseAfterFailure' }],
+    }),
+    ReleaseAfterFailure: task('lease', 'FailureWritten', {
+      Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
+      ResultPath: '$.lease',
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.releaseError', Next: 'FailureWritten' }],
+    }),
+    FailureWritten: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.statusError', IsPresent: true, Next: 'DescribeUnwrittenFailure' }],
+      Default: 'Failed',
+    },
+    Failed: {
+      Type: 'Fail',
+      Error: 'ReconcileFailed',
+      Cause: 'See the cluster status: the error was classified and written with a remediation hint',
+    },
+    DescribeUnwrittenFailure: {
+      Type: 'Pass',
+      Parameters: {
+        'cause.$':
+          "States.Format('A step failed with {} and writing that failure to the cluster status failed with {}: the status was not updated; see the execution history', $.error.Error, $.statusError.Error)",
+      },
+      ResultPath: '$.unwritten',
+      Next: 'FailedUnwritten',
+    },
+    FailedUnwritten: { Type: 'Fail', Error: 'ReconcileFailed', CausePath: '$.unwritten.cause' },
+  };
+}
+
+/** The states in the order the header describes them; JSON key order follows this spread order. */
 export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPTIONS): Json {
   return {
     Comment: 'CloudOrch Reconcile: converge one cluster, one EKS call per step',
     StartAt: 'ValidateInput',
     States: {
-      ValidateInput: validateInput(),
-      MissingInput: invalidInput(
-        'The execution input needs the string fields id and trigger, e.g. {"id": "team/payments", "trigger": "manual"}.',
-      ),
-      UnknownTrigger: invalidInput(`The input's trigger must be one of ${TRIGGERS.join(', ')}.`),
-      MalformedId: invalidInput(
-        "The input's id must be <namespace>/<name>, two DNS labels: lowercase letters, digits and '-', starting and ending with a letter or digit.",
-      ),
-      Init: {
-        Type: 'Pass',
-        Parameters: {
-          'id.$': '$.id',
-          'trigger.$': '$.trigger',
-          'owner.$': '$$.Execution.Name',
-          loop: 0,
-          leaseWaits: 0,
-        },
-        Next: 'AcquireLease',
-      },
-      AcquireLease: task('lease', 'LeaseAcquired', {
-        // The execution ARN lets a later reader ask DescribeExecution whether the holder still runs.
-        Parameters: {
-          action: 'acquire',
-          'id.$': '$.id',
-          'owner.$': '$.owner',
-          'executionArn.$': '$$.Execution.Id',
-        },
-        ResultPath: '$.lease',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'AcquireLeaseFailed' }],
-      }),
-      LeaseAcquired: {
-        Type: 'Choice',
-        Choices: [
-          {
-            And: [
-              { Variable: '$.lease.acquired', BooleanEquals: false },
-              { Variable: '$.leaseWaits', NumericLessThan: opts.maxLeaseWaits },
-            ],
-            Next: 'WaitForLease',
-          },
-          { Variable: '$.lease.acquired', BooleanEquals: false, Next: 'AlreadyReconciling' },
-        ],
-        Default: 'Observe',
-      },
-      // A trigger that finds the cluster busy waits for the lease, so a change made while another
-      // execution is finishing is never left behind.
-      WaitForLease: { Type: 'Wait', Seconds: opts.pollSeconds, Next: 'NextLeaseWait' },
-      NextLeaseWait: {
-        Type: 'Pass',
-        Parameters: {
-          'id.$': '$.id',
-          'trigger.$': '$.trigger',
-          'owner.$': '$.owner',
-          loop: 0,
-          'leaseWaits.$': 'States.MathAdd($.leaseWaits, 1)',
-        },
-        Next: 'AcquireLease',
-      },
-      AlreadyReconciling: { Type: 'Succeed', Comment: 'Another execution kept the lease for this cluster' },
-      Observe: task('observe', 'Plan', { ResultPath: '$.observed' }),
-      Plan: task('plan', 'PolicyCheck', { ResultPath: '$.plan' }),
-      PolicyCheck: task('policy', 'Decide', { ResultPath: '$.policy' }),
-      Decide: {
-        Type: 'Choice',
-        Choices: [
-          { Variable: '$.plan.action', StringEquals: 'apply', Next: 'PolicyAllowsApply' },
-          { Variable: '$.plan.action', StringEquals: 'wait', Next: 'LoopCheck' },
-        ],
-        Default: 'WriteStatus',
-      },
-      PolicyAllowsApply: {
-        Type: 'Choice',
-        Choices: [{ Variable: '$.policy.allow', BooleanEquals: true, Next: 'ApplyStep' }],
-        Default: 'WriteStatus',
-      },
-      ApplyStep: task('apply', 'RecordProgress', { ResultPath: '$.applied' }),
-      RecordProgress: task('writeStatus', 'LoopCheck', { ResultPath: '$.written' }),
-      LoopCheck: {
-        Type: 'Choice',
-        Choices: [{ Variable: '$.loop', NumericGreaterThanEquals: opts.maxLoops, Next: 'HandOver' }],
-        Default: 'WaitForEks',
-      },
-      WaitForEks: { Type: 'Wait', Seconds: opts.pollSeconds, Next: 'NextLoop' },
-      NextLoop: {
-        Type: 'Pass',
-        Parameters: {
-          'id.$': '$.id',
-          'trigger.$': '$.trigger',
-          'owner.$': '$.owner',
-          'loop.$': 'States.MathAdd($.loop, 1)',
-        },
-        Next: 'Observe',
-      },
-      HandOver: task('writeStatus', 'ReleaseLease', {
-        Parameters: {
-          'id.$': '$.id',
-          'owner.$': '$.owner',
-          'trigger.$': '$.trigger',
-          handOver: true,
-          'plan.$': '$.plan',
-          'observed.$': '$.observed',
-        },
-        ResultPath: '$.written',
-      }),
-      WriteStatus: task('writeStatus', 'NewerGeneration', { ResultPath: '$.written' }),
-      // A spec written while this execution worked is picked up before the lease is released.
-      NewerGeneration: {
-        Type: 'Choice',
-        Choices: [{ Variable: '$.written.newerGeneration', BooleanEquals: true, Next: 'LoopCheck' }],
-        Default: 'ReleaseLease',
-      },
-      ReleaseLease: task('lease', 'Done', {
-        Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
-        ResultPath: '$.lease',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReleaseLeaseFailed' }],
-      }),
-      Done: { Type: 'Succeed' },
-      // Lease failures skip WriteFailure (without the lease an execution may not write the status),
-      // so the execution's own error and cause say what happened.
-      AcquireLeaseFailed: {
-        Type: 'Pass',
-        Result: {
-          error: 'AcquireLeaseFailed',
-          step: 'AcquireLease',
-          outcome: 'the cluster status was not updated',
-        },
-        ResultPath: '$.leaseFailure',
-        Next: 'ClassifyLeaseFailure',
-      },
-      ReleaseLeaseFailed: {
-        Type: 'Pass',
-        Result: {
-          error: 'ReleaseLeaseFailed',
-          step: 'ReleaseLease',
-          outcome: 'the cluster status was written; the lease was not released',
-        },
-        ResultPath: '$.leaseFailure',
-        Next: 'ClassifyLeaseFailure',
-      },
-      // ClassifyError reads Lambda's Cause and the step's error envelope, which ASL cannot parse.
-      ClassifyLeaseFailure: task('classifyError', 'DescribeLeaseFailure', {
-        ResultPath: '$.failure',
-        Catch: [
-          { ErrorEquals: ['States.ALL'], ResultPath: '$.classifyError', Next: 'LeaseFailureUnclassified' },
-        ],
-      }),
-      LeaseFailureUnclassified: {
-        Type: 'Pass',
-        Parameters: { 'message.$': "States.Format('{}, which could not be classified', $.error.Error)" },
-        ResultPath: '$.failure',
-        Next: 'DescribeLeaseFailure',
-      },
-      DescribeLeaseFailure: {
-        Type: 'Pass',
-        Parameters: {
-          'error.$': '$.leaseFailure.error',
-          'cause.$':
-            "States.Format('{} failed: {} ({})', $.leaseFailure.step, $.failure.message, $.leaseFailure.outcome)",
-        },
-        ResultPath: '$.leaseFailure',
-        Next: 'LeaseFailed',
-      },
-      LeaseFailed: { Type: 'Fail', ErrorPath: '$.leaseFailure.error', CausePath: '$.leaseFailure.cause' },
-      ClassifyError: task('classifyError', 'WriteFailure', {
-        ResultPath: '$.failure',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.statusError', Next: 'ReleaseAfterFailure' }],
-      }),
-      WriteFailure: task('writeStatus', 'ReleaseAfterFailure', {
-        ResultPath: '$.written',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.statusError', Next: 'ReleaseAfterFailure' }],
-      }),
-      ReleaseAfterFailure: task('lease', 'FailureWritten', {
-        Parameters: { action: 'release', 'id.$': '$.id', 'owner.$': '$.owner' },
-        ResultPath: '$.lease',
-        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.releaseError', Next: 'FailureWritten' }],
-      }),
-      FailureWritten: {
-        Type: 'Choice',
-        Choices: [{ Variable: '$.statusError', IsPresent: true, Next: 'DescribeUnwrittenFailure' }],
-        Default: 'Failed',
-      },
-      Failed: {
-        Type: 'Fail',
-        Error: 'ReconcileFailed',
-        Cause: 'See the cluster status: the error was classified and written with a remediation hint',
-      },
-      DescribeUnwrittenFailure: {
-        Type: 'Pass',
-        Parameters: {
-          'cause.$':
-            "States.Format('A step failed with {} and writing that failure to the cluster status failed with {}: the status was not updated; see the execution history', $.error.Error, $.statusError.Error)",
-        },
-        ResultPath: '$.unwritten',
-        Next: 'FailedUnwritten',
-      },
-      FailedUnwritten: { Type: 'Fail', Error: 'ReconcileFailed', CausePath: '$.unwritten.cause' },
+      ...inputStates(),
+      ...acquireLeaseStates(opts),
+      ...reconcileLoopStates(opts),
+      ...finishStates(),
+      ...leaseFailureStates(),
+      ...stepFailureStates(),
     },
   };
 }
@@ -352,9 +396,9 @@ export function substitute(definition: string, arns: Readonly<Record<StepFunctio
   let out = definition;
   for (const [key, placeholder] of Object.entries(STEP_FUNCTIONS) as [StepFunctionKey, string][]) {
     const arn = arns[key];
-    if (typeof arn !== 'string' || arn === '') throw new Error(`no function ARN for step ${key}`);
+    if (typeof arn !== 'string' || arn === '') throw new InternalError(`no function ARN for step ${key}`);
     out = out.replaceAll(`\${${placeholder}}`, arn);
   }
-  if (/\$\{[A-Za-z]+\}/.test(out)) throw new Error('definition has an unsubstituted placeholder');
+  if (/\$\{[A-Za-z]+\}/.test(out)) throw new InternalError('definition has an unsubstituted placeholder');
   return out;
 }
