@@ -1,4 +1,6 @@
 /** Kubernetes minor versions as EKS reports them ("1.31": major.minor only). */
+import { InternalError } from './errors.js';
+
 export interface MinorVersion {
   readonly major: number;
   readonly minor: number;
@@ -8,7 +10,7 @@ const VERSION = /^(\d+)\.(\d+)$/;
 
 export function parseVersion(v: string): MinorVersion {
   const m = VERSION.exec(v);
-  if (!m) throw new TypeError(`not a major.minor Kubernetes version: ${JSON.stringify(v)}`);
+  if (!m) throw new InternalError(`not a major.minor Kubernetes version: ${JSON.stringify(v)}`);
   return { major: Number(m[1]), minor: Number(m[2]) };
 }
 

@@ -6,6 +6,7 @@ import {
   type SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import { InternalError } from '../core/errors.js';
 import type { ExecutionStarter, ExecutionStatus } from './deps.js';
 
 export function sfnStarter(client: SFNClient, stateMachineArn: string | undefined): ExecutionStarter {
@@ -13,7 +14,7 @@ export function sfnStarter(client: SFNClient, stateMachineArn: string | undefine
     async start(name, input) {
       // Functions without a state machine may ask about executions but never start one.
       if (!stateMachineArn)
-        throw new Error('no state machine is configured: this function cannot start executions');
+        throw new InternalError('no state machine is configured: this function cannot start executions');
       try {
         const r = await client.send(
           new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }),

@@ -50,7 +50,7 @@ export class RecordNotFoundError extends StoreError {
 export class DeletionInProgressError extends StoreError {
   override readonly name = 'DeletionInProgressError';
   readonly kind = 'Permanent';
-  readonly remediation = 'Deletion of this record was requested; apply it again once it is gone.';
+  readonly remediation = 'Its deletion was requested: apply it again once it is gone.';
 }
 /** A stored item that does not parse as a record (written straight to the table, or by a newer writer). */
 export class RecordInvalidError extends StoreError {

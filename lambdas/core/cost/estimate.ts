@@ -1,5 +1,6 @@
 /** Estimated monthly cost of one cluster: control plane plus nodes. Used in status and as policy input. */
 import { catalog, supportPhase } from '../catalog.js';
+import { InternalError } from '../errors.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import { PRICE_TABLE, type PriceTable } from './prices.js';
 
@@ -28,7 +29,7 @@ export function estimateMonthlyCost(
   prices: PriceTable = PRICE_TABLE,
 ): CostEstimate {
   const hourly = prices.onDemandPerHour[input.instanceType];
-  if (hourly === undefined) throw new RangeError(`no price for instance type ${input.instanceType}`);
+  if (hourly === undefined) throw new InternalError(`no price for instance type ${input.instanceType}`);
   const phase = supportPhase(input.kubernetesVersion, at, catalog);
   // Past extended support EKS auto-upgrades the control plane; it is then billed at the standard rate.
   const billed = phase === 'extended' ? 'extended' : 'standard';

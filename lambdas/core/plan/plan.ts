@@ -4,6 +4,7 @@
  * is a preview computed by projecting each operation's result. A `Wait` ends the list: nothing is
  * planned past work EKS has not finished.
  */
+import { InternalError } from '../errors.js';
 import type { Observation } from '../observation.js';
 import { project } from './project.js';
 import { nextStep } from './step.js';
@@ -25,7 +26,8 @@ export function plan(d: Desired, o: Observation, defaults: PlanDefaults = {}): O
   let next = first.next;
   let cur = o;
   for (let i = 0; next; i++) {
-    if (i >= MAX_STEPS) throw new Error(`planner exceeded ${MAX_STEPS} steps for ${d.id}: this is a bug`);
+    if (i >= MAX_STEPS)
+      throw new InternalError(`planner exceeded ${MAX_STEPS} steps for ${d.id}: this is a bug`);
     ops.push(next);
     if (next.kind === 'Wait') break;
     cur = project(cur, next);

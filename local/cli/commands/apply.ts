@@ -45,7 +45,7 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
       );
     } catch (err) {
       if (err instanceof DeletionInProgressError) {
-        o.err(`error: cloudcluster/${m.id} is being deleted; apply it again once it is gone`);
+        o.err(`error: cloudcluster/${m.id} is being deleted. ${err.remediation}`);
         failed = true;
       } else if (
         err instanceof TargetClaimedError ||

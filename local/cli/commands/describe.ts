@@ -1,5 +1,6 @@
 /** `cloudorch describe`: conditions with reasons and hints, observed state, last plan, policy, history. */
 
+import { REASON_HINT } from '../../../lambdas/core/conditions.js';
 import { type DriftItem, ruleOfDrift } from '../../../lambdas/core/plan/fields.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
@@ -109,9 +110,7 @@ export async function describeCommand(t: Target, o: Output, name: string): Promi
   if (!r && broken) {
     o.out(`Name:          ${broken.id}`);
     o.out(`Ready:         false    RecordInvalid: ${broken.reason}`);
-    o.out(
-      'Remediation:   The item was written to the table outside CloudOrch. Delete it and apply the CloudCluster again.',
-    );
+    o.out(`Remediation:   ${REASON_HINT.RecordInvalid}`);
     return EXIT.ok;
   }
   if (!r) {
