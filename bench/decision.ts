@@ -13,7 +13,7 @@ import { estimateSpecCost } from '../lambdas/core/cost/estimate.js';
 import type { Observation } from '../lambdas/core/observation.js';
 import { ownershipTags } from '../lambdas/core/ownership.js';
 import { detectDrift } from '../lambdas/core/plan/fields.js';
-import { desiredNodegroup } from '../lambdas/core/plan/nodegroup.js';
+import { desiredNodegroup, type NodegroupShape } from '../lambdas/core/plan/nodegroup.js';
 import { firstAction, plan } from '../lambdas/core/plan/plan.js';
 import { buildPolicyInput } from '../lambdas/core/policy-input.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
@@ -47,31 +47,22 @@ interface Input {
   readonly bodies: readonly [string, string, string | undefined] | undefined;
 }
 
-function makeInput(i: number, rng: Prng): Input {
-  const name = `dec-${i}`;
-  const id = `bench/${name}`;
-  const region = REGIONS[i % REGIONS.length]!;
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
-  const spec = benchSpec(name, region, {
-    kubernetesVersion: pick(VERSIONS.slice(1)),
-    nodeCount: 1 + Math.floor(rng.next() * 8),
-    instanceType: pick(TYPES),
-    spotEnabled: rng.next() < 0.3,
-    tags: { team: pick(['platform', 'data', 'payments']), environment: pick(['dev', 'prod']) },
-  });
-  const kase = CASES[i % CASES.length]!;
-  if (kase === 'not created') return { id, spec, bodies: undefined };
-  const t = Date.parse('2026-01-01T00:00:00Z') / 1000;
-  const tags = { ...spec.tags, ...ownershipTags(id), ...(kase === 'tag drift' ? { rogue: 'x' } : {}) };
-  const version =
-    kase === 'one version behind'
-      ? VERSIONS[VERSIONS.indexOf(spec.kubernetesVersion) - 1]!
-      : spec.kubernetesVersion;
-  const arn = `arn:aws:eks:${region}:000000000000:cluster/${name}`;
-  const cluster = {
+const CREATED_AT = Date.parse('2026-01-01T00:00:00Z') / 1000;
+
+/** What the EKS side of one input reports, before it is written as response bodies. */
+interface EksSide {
+  readonly spec: CloudClusterSpec;
+  readonly version: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** DescribeCluster's `cluster`, as EKS sends it. */
+function clusterBody({ spec, version, tags }: EksSide, rng: Prng): object {
+  const { clusterName: name, region } = spec;
+  return {
     name,
-    arn,
-    createdAt: t,
+    arn: `arn:aws:eks:${region}:000000000000:cluster/${name}`,
+    createdAt: CREATED_AT,
     version,
     endpoint: `https://${rng.hex(32).toUpperCase()}.gr7.${region}.eks.amazonaws.com`,
     certificateAuthority: { data: 'c2ltdWxhdGVk' },
@@ -82,16 +73,19 @@ function makeInput(i: number, rng: Prng): Input {
     tags,
     health: { issues: [] },
   };
-  const shape = desiredNodegroup(spec, LOCAL_DEFAULTS);
-  const desired = spec.nodeCount + (kase === 'scaled out of band' ? 3 : 0);
-  const nodegroup = {
+}
+
+/** DescribeNodegroup's `nodegroup`: the node group the spec asks for, at `desired` nodes. */
+function nodegroupBody({ spec, version, tags }: EksSide, shape: NodegroupShape, desired: number): object {
+  const { clusterName: name, region } = spec;
+  return {
     nodegroupName: shape.name,
     nodegroupArn: `arn:aws:eks:${region}:000000000000:nodegroup/${name}/${shape.name}/x`,
     clusterName: name,
     version,
     releaseVersion: `${version}.0-20260101`,
-    createdAt: t,
-    modifiedAt: t,
+    createdAt: CREATED_AT,
+    modifiedAt: CREATED_AT,
     status: 'ACTIVE',
     capacityType: shape.capacityType,
     scalingConfig: {
@@ -106,6 +100,31 @@ function makeInput(i: number, rng: Prng): Input {
     health: { issues: [] },
     tags,
   };
+}
+
+function makeInput(i: number, rng: Prng): Input {
+  const name = `dec-${i}`;
+  const id = `bench/${name}`;
+  const region = REGIONS[i % REGIONS.length]!;
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
+  const spec = benchSpec(name, region, {
+    kubernetesVersion: pick(VERSIONS.slice(1)),
+    nodeCount: 1 + Math.floor(rng.next() * 8),
+    instanceType: pick(TYPES),
+    spotEnabled: rng.next() < 0.3,
+    tags: { team: pick(['platform', 'data', 'payments']), environment: pick(['dev', 'prod']) },
+  });
+  const kase = CASES[i % CASES.length]!;
+  if (kase === 'not created') return { id, spec, bodies: undefined };
+  const tags = { ...spec.tags, ...ownershipTags(id), ...(kase === 'tag drift' ? { rogue: 'x' } : {}) };
+  const version =
+    kase === 'one version behind'
+      ? VERSIONS[VERSIONS.indexOf(spec.kubernetesVersion) - 1]!
+      : spec.kubernetesVersion;
+  const side: EksSide = { spec, version, tags };
+  const cluster = clusterBody(side, rng);
+  const shape = desiredNodegroup(spec, LOCAL_DEFAULTS);
+  const nodegroup = nodegroupBody(side, shape, spec.nodeCount + (kase === 'scaled out of band' ? 3 : 0));
   const none = kase === 'no node group';
   return {
     id,
