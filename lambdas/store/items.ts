@@ -5,6 +5,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { InternalError } from '../core/errors.js';
 import { type ParsedItem, parseItem, type StoredItem, toRecord } from './record.js';
 import type { ClusterRecord } from './types.js';
 import { type Expression, type Mutation, updateParams } from './update.js';
@@ -62,7 +63,7 @@ export async function updateAndRead(
 ): Promise<StoredItem> {
   const after = await updateItem(t, id, mutation, condition, { ReturnValues: 'ALL_NEW' });
   // A successful update always leaves an item, so ALL_NEW always carries one.
-  if (!after) throw new Error(`${id}: UpdateItem returned no item`);
+  if (!after) throw new InternalError(`${id}: UpdateItem returned no item`);
   return after;
 }
 

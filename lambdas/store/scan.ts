@@ -1,5 +1,6 @@
 /** One page of one scan segment, records and malformed items apart; claims are skipped. */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { InternalError } from '../core/errors.js';
 import type { Table } from './items.js';
 import { type InvalidItem, parseItem } from './record.js';
 import type { ClusterRecord, ScanPage } from './types.js';
@@ -50,7 +51,8 @@ function decodeNext(next: string): Record<string, unknown> {
     key = undefined;
   }
   if (!key || typeof key !== 'object' || typeof (key as { id?: unknown }).id !== 'string') {
-    throw new TypeError('scanSegment: `next` is not a token this store returned');
+    // Only CloudOrch passes tokens, and only ones a page returned.
+    throw new InternalError('scanSegment: `next` is not a token this store returned');
   }
   return key as Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 /** Creates the desired-state table for local mode and tests; in AWS the CDK stack owns it. */
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { TransientError } from '../core/errors.js';
 
 export interface CreatedTable {
   /** Absent when the server has no streams (dynalite accepts the setting and drops it). */
@@ -31,5 +32,7 @@ export async function createTable(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`table ${tableName} did not become ACTIVE after ${maxPolls} polls`);
+  throw new TransientError(`table ${tableName} did not become ACTIVE after ${maxPolls} polls`, {
+    remediation: 'The DynamoDB server is slow to create the table: start again.',
+  });
 }

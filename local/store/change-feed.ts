@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { InternalError } from '../../lambdas/core/errors.js';
 import type { StoredItem } from '../../lambdas/store/record.js';
 import { itemSizeBytes } from './item-size.js';
 
@@ -140,7 +141,8 @@ function toLambda(v: SdkAttributeValue): AttributeValue {
     for (const [k, inner] of Object.entries(v.M)) m[k] = toLambda(inner);
     return { M: m };
   }
-  throw new TypeError(`unsupported attribute value: ${JSON.stringify(v)}`);
+  // The SDK's marshaller produces only the members above.
+  throw new InternalError(`unsupported attribute value: ${JSON.stringify(v)}`);
 }
 
 /** Map order does not matter to DynamoDB; list order does. */

@@ -5,6 +5,7 @@
  * `- :n`, `REMOVE path`, paths of names and map members). `parseUpdate` refuses anything else before
  * the write is sent, so a new kind of write fails loudly instead of landing with a wrong image.
  */
+import { CloudOrchError } from '../../lambdas/core/errors.js';
 import type { StoredItem } from '../../lambdas/store/record.js';
 
 export interface UpdateInput {
@@ -14,8 +15,11 @@ export interface UpdateInput {
 }
 
 /** A write the local change feed cannot mirror exactly: refused rather than fed a wrong image. */
-export class UnmirroredWriteError extends Error {
+export class UnmirroredWriteError extends CloudOrchError {
   override readonly name = 'UnmirroredWriteError';
+  readonly kind = 'Internal';
+  readonly remediation =
+    'The store sent a write the local change feed does not model: teach local/store/update-expression.ts (or write-tap.ts) that write.';
 }
 
 type Path = readonly string[];
