@@ -34,6 +34,7 @@ import { ArnFormat, Aws, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { EKS_READ_CALLS, type EksGrant, OPERATION_CALLS } from '../../lambdas/config.js';
 import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
 import { resourceFinding } from './nag.js';
@@ -106,24 +107,20 @@ export const RECONCILE_WRITES: Record<
  */
 const DELETE_CONDITION_ATTRIBUTES = ['lease', 'deletionRequestedAt', 'holder'];
 
-export const EKS_READ_ACTIONS = [
-  'eks:DescribeCluster',
-  'eks:ListNodegroups',
-  'eks:DescribeNodegroup',
-  'eks:ListUpdates',
-  'eks:DescribeUpdate',
-] as const;
+const eks = (call: string) => `eks:${call}`;
+/** The calls of every operation kind IAM scopes one way, in the order config.ts lists the kinds. */
+const eksActions = (grant: EksGrant) =>
+  Object.values(OPERATION_CALLS)
+    .filter((o) => o.grant === grant)
+    .map((o) => eks(o.call));
 
+export const EKS_READ_ACTIONS = EKS_READ_CALLS.map(eks);
 /** Calls on existing resources: allowed only where the resource carries CloudOrch's tag. */
-export const EKS_OWNED_RESOURCE_ACTIONS = [
-  'eks:UpdateClusterVersion',
-  'eks:UpdateNodegroupVersion',
-  'eks:UpdateNodegroupConfig',
-  'eks:DeleteNodegroup',
-  'eks:DeleteCluster',
-] as const;
-
-export const EKS_CREATE_ACTIONS = ['eks:CreateCluster', 'eks:CreateNodegroup'] as const;
+export const EKS_OWNED_RESOURCE_ACTIONS = eksActions('owned');
+export const EKS_CREATE_ACTIONS = eksActions('create');
+/** Tag changes: never of the ownership tags, except to claim a cluster (the statements below). */
+const EKS_TAG_ACTIONS = eksActions('tag');
+const TAG_RESOURCE = eks(OPERATION_CALLS.TagResource.call);
 
 export interface CapabilityTargets {
   readonly table: dynamodb.TableV2;
@@ -163,7 +160,7 @@ function eksWrite(scope: Stack): iam.PolicyStatement[] {
     }),
     new iam.PolicyStatement({
       sid: 'EksTagOwnedNotOwnership',
-      actions: ['eks:TagResource', 'eks:UntagResource'],
+      actions: EKS_TAG_ACTIONS,
       resources: [clusters, nodegroups],
       conditions: {
         ...tagged(`aws:ResourceTag/${MANAGED_BY_TAG}`),
@@ -174,7 +171,7 @@ function eksWrite(scope: Stack): iam.PolicyStatement[] {
     // carries the released marker: a new owner may overwrite exactly the two ownership tags.
     new iam.PolicyStatement({
       sid: 'EksClaimReleased',
-      actions: ['eks:TagResource'],
+      actions: [TAG_RESOURCE],
       resources: [clusters],
       conditions: {
         Null: { [`aws:ResourceTag/${RELEASED_TAG}`]: 'false', [`aws:RequestTag/${OWNER_TAG}`]: 'false' },
@@ -184,7 +181,7 @@ function eksWrite(scope: Stack): iam.PolicyStatement[] {
     }),
     new iam.PolicyStatement({
       sid: 'EksClaimUnowned',
-      actions: ['eks:TagResource'],
+      actions: [TAG_RESOURCE],
       resources: [clusters],
       conditions: {
         Null: { [`aws:ResourceTag/${OWNER_TAG}`]: 'true', [`aws:RequestTag/${OWNER_TAG}`]: 'false' },

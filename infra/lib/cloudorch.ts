@@ -10,9 +10,8 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { ENV, METRIC_NAMESPACE, SERVICE_NAME, SETTING_DEFAULTS } from '../../lambdas/config.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
-import { ENV } from '../../lambdas/handlers/env-deps.js';
-import { POLICY_ENV } from '../../lambdas/policy/index.js';
 import type { DefinitionOptions } from '../../lambdas/statemachine/definition.js';
 import { BridgeRole, type BridgeRoleProps } from './bridge-role.js';
 import {
@@ -25,16 +24,11 @@ import {
 import { EksRoles } from './eks-roles.js';
 import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
 import { resourceFinding } from './nag.js';
-import { Observability, SERVICE } from './observability.js';
+import { Observability } from './observability.js';
 import { PolicyBundle } from './policy-bundle.js';
 import { ReconcileStateMachine } from './state-machine.js';
 import { DesiredStateTable } from './table.js';
 import { Triggers } from './triggers.js';
-
-export const SWEEP_ENV = {
-  period: 'CLOUDORCH_SWEEP_PERIOD_SECONDS',
-  concurrency: 'CLOUDORCH_SWEEP_CONCURRENCY',
-} as const;
 
 export interface CloudOrchProps {
   /** Folder holding the built policy bundle (`bundle.tar.gz`); see `preparePolicyAsset`. */
@@ -92,7 +86,7 @@ export class CloudOrch extends Construct {
 
   constructor(scope: Construct, id: string, props: CloudOrchProps) {
     super(scope, id);
-    const sweepRate = props.sweepRate ?? Duration.minutes(5);
+    const sweepRate = props.sweepRate ?? Duration.seconds(SETTING_DEFAULTS.sweepPeriodSeconds);
     this.tableConstruct = new DesiredStateTable(this, 'DesiredState', {
       ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
     });
@@ -106,16 +100,7 @@ export class CloudOrch extends Construct {
     this.policyBundle = new PolicyBundle(this, 'PolicyBundle', { assetDir: props.policyBundleAssetDir });
 
     const fns = new ReconcilerFunctions(this, 'Functions', {
-      environment: {
-        [ENV.table]: this.table.tableName,
-        [ENV.clusterRole]: this.clusterRole.roleArn,
-        [ENV.nodeRole]: this.nodeRole.roleArn,
-        [ENV.subnets]: (props.subnetIds ?? []).join(','),
-        [ENV.securityGroups]: (props.securityGroupIds ?? []).join(','),
-        POWERTOOLS_SERVICE_NAME: SERVICE,
-        POWERTOOLS_METRICS_NAMESPACE: 'CloudOrch',
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
-      },
+      environment: this.sharedEnvironment(props),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
       // The EKS rate limit is per Lambda instance: two sweep runs at once would double the call rate.
       reservedConcurrency: { sweep: 1 },
@@ -138,6 +123,65 @@ export class CloudOrch extends Construct {
     });
     this.stateMachine = machine.stateMachine;
 
+    this.wireCapabilities(fns, props);
+    this.setSettings(fns, props, sweepRate);
+
+    this.triggers = new Triggers(this, 'Triggers', {
+      table: this.table,
+      sweep: f.sweep,
+      onChange: f.onChange,
+      driftEvent: f.driftEvent,
+      sweepRate,
+      sweepSegments: props.sweepSegments ?? 1,
+    });
+
+    this.bridgeRole = this.createBridgeRole(props.bridge);
+
+    this.observability = new Observability(this, 'Observability', {
+      stateMachine: this.stateMachine,
+      functions: FUNCTION_KEYS.map((k) => f[k]),
+      statusLogGroup: fns.logGroups.writeStatus,
+      deadLetterQueue: this.triggers.deadLetterQueue,
+      driftCorrectionWindow: props.driftCorrectionWindow ?? Duration.minutes(30),
+      failedExecutionsThreshold: props.failedExecutionsThreshold ?? 3,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+  }
+
+  /** What every function reads: the table, the defaults of creates, Powertools' names. */
+  private sharedEnvironment(props: CloudOrchProps): Record<string, string> {
+    return {
+      [ENV.table]: this.table.tableName,
+      [ENV.clusterRole]: this.clusterRole.roleArn,
+      [ENV.nodeRole]: this.nodeRole.roleArn,
+      [ENV.subnets]: (props.subnetIds ?? []).join(','),
+      [ENV.securityGroups]: (props.securityGroupIds ?? []).join(','),
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
+      POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+    };
+  }
+
+  /** The bridge writes specs and evaluates the policy bundle: nothing more. */
+  private createBridgeRole(props: BridgeRoleProps | undefined): iam.Role {
+    const role = new BridgeRole(this, 'Bridge', props).role;
+    this.grantSpecWrite(role);
+    // The bridge's admission webhook evaluates the same bundle the pipeline does: read that object only
+    // (GetObject with If-None-Match for the ETag check; the bucket uses S3-managed keys, no KMS).
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.policyBundle.bucket.arnForObjects(this.policyBundle.objectKey)],
+      }),
+    );
+    return role;
+  }
+
+  /**
+   * Each function's catalog capabilities as IAM statements (with the nag acknowledgements their
+   * wildcards need) and as the environment naming what they reach.
+   */
+  private wireCapabilities(fns: ReconcilerFunctions, props: CloudOrchProps): void {
     const targets = {
       table: this.table,
       stateMachine: this.stateMachine,
@@ -160,54 +204,37 @@ export class CloudOrch extends Construct {
           id: resourceFinding(this, 'AwsSolutions-IAM5', reconcileExecutionsArn(Stack.of(this))),
           reason: EXECUTIONS_WILDCARD_REASON,
         });
-      if (caps.includes('sfn:start'))
-        f[key].addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
+      const fn = fns.functions[key];
+      if (caps.includes('sfn:start')) fn.addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
       if (caps.includes('policy:read')) {
-        f[key].addEnvironment(POLICY_ENV.s3, this.policyBundle.s3Url);
-        f[key].addEnvironment(POLICY_ENV.reloadSeconds, String(props.policyReloadSeconds ?? 60));
+        fn.addEnvironment(ENV.policyBundleS3, this.policyBundle.s3Url);
+        fn.addEnvironment(
+          ENV.policyReloadSeconds,
+          String(props.policyReloadSeconds ?? SETTING_DEFAULTS.policyReloadSeconds),
+        );
       }
     }
+  }
+
+  /** The settings some functions read: own roles (drift-event), the sweep's, the EKS call rate. */
+  private setSettings(fns: ReconcilerFunctions, props: CloudOrchProps, sweepRate: Duration): void {
+    const f = fns.functions;
     // Only apply mutates EKS: its calls are CloudOrch's own, not drift.
     f.driftEvent.addEnvironment(ENV.ownRoles, fns.roles.apply.roleArn);
-    f.sweep.addEnvironment(SWEEP_ENV.period, String(sweepRate.toSeconds()));
-    f.sweep.addEnvironment(SWEEP_ENV.concurrency, String(props.sweepConcurrency ?? 8));
+    f.sweep.addEnvironment(ENV.sweepPeriod, String(sweepRate.toSeconds()));
+    f.sweep.addEnvironment(
+      ENV.sweepConcurrency,
+      String(props.sweepConcurrency ?? SETTING_DEFAULTS.sweepConcurrency),
+    );
     for (const key of FUNCTION_KEYS) {
       const caps: readonly string[] = FUNCTIONS[key].capabilities;
       if (caps.includes('eks:read') || caps.includes('eks:write')) {
-        f[key].addEnvironment(ENV.eksCallsPerSecond, String(props.eksCallsPerSecond ?? 5));
+        f[key].addEnvironment(
+          ENV.eksCallsPerSecond,
+          String(props.eksCallsPerSecond ?? SETTING_DEFAULTS.eksCallsPerSecond),
+        );
       }
     }
-
-    this.triggers = new Triggers(this, 'Triggers', {
-      table: this.table,
-      sweep: f.sweep,
-      onChange: f.onChange,
-      driftEvent: f.driftEvent,
-      sweepRate,
-      sweepSegments: props.sweepSegments ?? 1,
-    });
-
-    const bridge = new BridgeRole(this, 'Bridge', props.bridge);
-    this.bridgeRole = bridge.role;
-    this.grantSpecWrite(this.bridgeRole);
-    // The bridge's admission webhook evaluates the same bundle the pipeline does: read that object only
-    // (GetObject with If-None-Match for the ETag check; the bucket uses S3-managed keys, no KMS).
-    this.bridgeRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [this.policyBundle.bucket.arnForObjects(this.policyBundle.objectKey)],
-      }),
-    );
-
-    this.observability = new Observability(this, 'Observability', {
-      stateMachine: this.stateMachine,
-      functions: FUNCTION_KEYS.map((k) => f[k]),
-      statusLogGroup: fns.logGroups.writeStatus,
-      deadLetterQueue: this.triggers.deadLetterQueue,
-      driftCorrectionWindow: props.driftCorrectionWindow ?? Duration.minutes(30),
-      failedExecutionsThreshold: props.failedExecutionsThreshold ?? 3,
-      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
-    });
   }
 
   /**

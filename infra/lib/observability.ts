@@ -12,10 +12,7 @@ import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { METRIC, type MetricName } from '../../lambdas/handlers/telemetry.js';
-
-export const NAMESPACE = 'CloudOrch';
-export const SERVICE = 'cloudorch';
+import { METRIC, METRIC_NAMESPACE, type MetricName, SERVICE_NAME } from '../../lambdas/config.js';
 
 export interface ObservabilityProps {
   readonly stateMachine: sfn.IStateMachine;
@@ -38,9 +35,9 @@ function metric(
   period = Duration.minutes(5),
 ): cloudwatch.Metric {
   return new cloudwatch.Metric({
-    namespace: NAMESPACE,
+    namespace: METRIC_NAMESPACE,
     metricName: name,
-    dimensionsMap: { service: SERVICE, ...extra },
+    dimensionsMap: { service: SERVICE_NAME, ...extra },
     statistic,
     period,
   });
@@ -49,7 +46,7 @@ function metric(
 /** Every series of a metric that carries one extra dimension (error kind, trigger, outcome). */
 function byDimension(name: MetricName, dimension: string, label: string): cloudwatch.MathExpression {
   return new cloudwatch.MathExpression({
-    expression: `SEARCH('{${NAMESPACE},${dimension},service} MetricName="${name}"', 'Sum', 300)`,
+    expression: `SEARCH('{${METRIC_NAMESPACE},${dimension},service} MetricName="${name}"', 'Sum', 300)`,
     label,
     period: Duration.minutes(5),
   });
@@ -83,27 +80,8 @@ export class Observability extends Construct {
     ]);
   }
 
-  private createAlarms(props: ObservabilityProps): Record<string, cloudwatch.AlarmBase> {
-    const sm = props.stateMachine;
-    const failed = new cloudwatch.MathExpression({
-      expression: 'FILL(f, 0) + FILL(t, 0) + FILL(a, 0)',
-      usingMetrics: {
-        f: sm.metricFailed({ period: Duration.minutes(15) }),
-        t: sm.metricTimedOut({ period: Duration.minutes(15) }),
-        a: sm.metricAborted({ period: Duration.minutes(15) }),
-      },
-      label: 'Executions failed, timed out or aborted',
-      period: Duration.minutes(15),
-    });
-    const anyInFive = (m: cloudwatch.Metric, id: string, description: string) =>
-      m.createAlarm(this, id, {
-        alarmDescription: description,
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    const window = props.driftCorrectionWindow;
+  /** Drift still open, or a convergence that took longer than the window allows. */
+  private createDriftAlarm(window: Duration): cloudwatch.CompositeAlarm {
     // Per cluster: each sweep publishes the age of the oldest drift still open (a Drifted condition
     // that stayed True), so one cluster's correction cannot mask another's drift.
     const driftUncorrected = metric(
@@ -129,10 +107,33 @@ export class Observability extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       },
     );
-    const driftNotCorrected = new cloudwatch.CompositeAlarm(this, 'DriftNotCorrected', {
+    return new cloudwatch.CompositeAlarm(this, 'DriftNotCorrected', {
       alarmDescription: `Drift not corrected within ${window.toMinutes()} minutes`,
       alarmRule: cloudwatch.AlarmRule.anyOf(driftUncorrected, slowConvergence),
     });
+  }
+
+  private createAlarms(props: ObservabilityProps): Record<string, cloudwatch.AlarmBase> {
+    const sm = props.stateMachine;
+    const failed = new cloudwatch.MathExpression({
+      expression: 'FILL(f, 0) + FILL(t, 0) + FILL(a, 0)',
+      usingMetrics: {
+        f: sm.metricFailed({ period: Duration.minutes(15) }),
+        t: sm.metricTimedOut({ period: Duration.minutes(15) }),
+        a: sm.metricAborted({ period: Duration.minutes(15) }),
+      },
+      label: 'Executions failed, timed out or aborted',
+      period: Duration.minutes(15),
+    });
+    const anyInFive = (m: cloudwatch.Metric, id: string, description: string) =>
+      m.createAlarm(this, id, {
+        alarmDescription: description,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    const driftNotCorrected = this.createDriftAlarm(props.driftCorrectionWindow);
     return {
       executionsFailing: failed.createAlarm(this, 'ExecutionsFailing', {
         alarmDescription:

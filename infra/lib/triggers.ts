@@ -14,18 +14,8 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { MUTATING_EKS_PREFIXES } from '../../lambdas/config.js';
 import { resourceFinding } from './nag.js';
-
-/** Calls whose names start like this change a cluster (the handler re-checks). */
-export const MUTATING_EKS_PREFIXES = [
-  'Create',
-  'Update',
-  'Delete',
-  'Tag',
-  'Untag',
-  'Associate',
-  'Disassociate',
-];
 
 /**
  * Stream filter. Lambda filters match one image at a time and cannot compare the old image with the
@@ -80,6 +70,28 @@ export class Triggers extends Construct {
     });
     const dlq = this.deadLetterQueue;
 
+    this.scheduleSweep(props);
+
+    // aws-cdk-lib's own types do not line a construct up with its interface under
+    // exactOptionalPropertyTypes; the table is that interface at run time.
+    this.streamSource = new sources.DynamoEventSource(props.table as unknown as dynamodb.ITable, {
+      startingPosition: lambda.StartingPosition.LATEST,
+      batchSize: 100,
+      maxBatchingWindow: Duration.seconds(1),
+      bisectBatchOnError: true,
+      retryAttempts: 5,
+      maxRecordAge: Duration.hours(1),
+      onFailure: new sources.SqsDlq(dlq),
+      filters: [lambda.FilterCriteria.filter(STREAM_FILTER)],
+    });
+    props.onChange.addEventSource(this.streamSource);
+
+    this.driftRule = this.createDriftRule(props.driftEvent);
+  }
+
+  /** One schedule per segment; failed ticks go to the dead-letter queue, never pile up. */
+  private scheduleSweep(props: TriggersProps): void {
+    const dlq = this.deadLetterQueue;
     // Sweep: a missed tick is retried by the next one, so Lambda does not retry a failed sweep. The
     // function runs one instance at a time (reserved concurrency 1): a tick that arrives while another
     // run (or segment) is still going waits in Lambda's queue for at most one period, then goes to the
@@ -118,28 +130,17 @@ export class Triggers extends Construct {
         }),
       );
     }
+  }
 
-    // aws-cdk-lib's own types do not line a construct up with its interface under
-    // exactOptionalPropertyTypes; the table is that interface at run time.
-    this.streamSource = new sources.DynamoEventSource(props.table as unknown as dynamodb.ITable, {
-      startingPosition: lambda.StartingPosition.LATEST,
-      batchSize: 100,
-      maxBatchingWindow: Duration.seconds(1),
-      bisectBatchOnError: true,
-      retryAttempts: 5,
-      maxRecordAge: Duration.hours(1),
-      onFailure: new sources.SqsDlq(dlq),
-      filters: [lambda.FilterCriteria.filter(STREAM_FILTER)],
-    });
-    props.onChange.addEventSource(this.streamSource);
-
-    props.driftEvent.configureAsyncInvoke({
+  /** Mutating EKS calls recorded by CloudTrail start drift-event at once. */
+  private createDriftRule(driftEvent: lambda.IFunction): events.Rule {
+    driftEvent.configureAsyncInvoke({
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
-      onFailure: new destinations.SqsDestination(dlq),
+      onFailure: new destinations.SqsDestination(this.deadLetterQueue),
     });
     // CloudTrail delivers management events to the default bus of the region they happen in.
-    this.driftRule = new events.Rule(this, 'EksApiCalls', {
+    return new events.Rule(this, 'EksApiCalls', {
       description: 'Mutating EKS API calls recorded by CloudTrail: reconcile the cluster at once',
       eventPattern: {
         source: ['aws.eks'],
@@ -150,8 +151,8 @@ export class Triggers extends Construct {
         },
       },
       targets: [
-        new eventsTargets.LambdaFunction(props.driftEvent, {
-          deadLetterQueue: dlq,
+        new eventsTargets.LambdaFunction(driftEvent, {
+          deadLetterQueue: this.deadLetterQueue,
           retryAttempts: 4,
           maxEventAge: Duration.hours(2),
         }),

@@ -6,33 +6,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { METRIC_NAMESPACE, type MetricName, SERVICE_NAME } from '../config.js';
 
-export const logger = new Logger({ serviceName: 'cloudorch' });
-const metrics = new Metrics({ namespace: 'CloudOrch', serviceName: 'cloudorch' });
+/** Metric names live with the other shared names (config.ts); handlers import them from here. */
+export { METRIC, type MetricName } from '../config.js';
 
-export const METRIC = {
-  DriftDetected: 'DriftDetected',
-  ReconcileSteps: 'ReconcileSteps',
-  ApplyOperations: 'ApplyOperations',
-  PolicyDenials: 'PolicyDenials',
-  ReconcileErrors: 'ReconcileErrors',
-  ConvergenceSeconds: 'ConvergenceSeconds',
-  DeletionStuck: 'DeletionStuck',
-  PolicyEngineDegraded: 'PolicyEngineDegraded',
-  ExecutionsStarted: 'ExecutionsStarted',
-  SweepClusters: 'SweepClusters',
-  EksThrottled: 'EksThrottled',
-  /** Gauges from each sweep: clusters per Ready reason, and the age of the oldest open drift. */
-  ClustersByCondition: 'ClustersByCondition',
-  DriftOutstandingSeconds: 'DriftOutstandingSeconds',
-  /** Items in the table that do not parse as records (reported and skipped by every reader). */
-  RecordsInvalid: 'RecordsInvalid',
-  /** Observations of a cluster that failed (sweep) and statuses turned Unknown because of it. */
-  ObserveFailures: 'ObserveFailures',
-  /** Clusters found without the ownership tag they had. */
-  OwnershipLost: 'OwnershipLost',
-} as const;
-export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+export const logger = new Logger({ serviceName: SERVICE_NAME });
+const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME });
 
 export interface MetricPoint {
   readonly name: MetricName;

@@ -7,6 +7,7 @@
  * With neither source set the engine is degraded and denies everything.
  */
 import { S3Client } from '@aws-sdk/client-s3';
+import { POLICY_ENV, SETTING_DEFAULTS } from '../config.js';
 import { PolicyEngine } from './engine.js';
 import { type BundleSource, FileBundleSource, S3BundleSource, UnconfiguredSource } from './sources.js';
 
@@ -16,11 +17,7 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './sources.js';
 
-export const POLICY_ENV = {
-  s3: 'CLOUDORCH_POLICY_BUNDLE_S3',
-  file: 'CLOUDORCH_POLICY_BUNDLE_FILE',
-  reloadSeconds: 'CLOUDORCH_POLICY_RELOAD_SECONDS',
-} as const;
+export { POLICY_ENV };
 
 export function bundleSourceFromEnv(env: NodeJS.ProcessEnv = process.env): BundleSource {
   const s3 = env[POLICY_ENV.s3];
@@ -36,9 +33,10 @@ export function bundleSourceFromEnv(env: NodeJS.ProcessEnv = process.env): Bundl
 
 export function policyEngineFromEnv(env: NodeJS.ProcessEnv = process.env): PolicyEngine {
   const raw = env[POLICY_ENV.reloadSeconds];
-  const seconds = raw === undefined || raw === '' ? 60 : Number(raw);
+  const fallback = SETTING_DEFAULTS.policyReloadSeconds;
+  const seconds = raw === undefined || raw === '' ? fallback : Number(raw);
   // A malformed interval falls back to the default rather than to "never" or "always".
-  const reloadIntervalMs = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 60_000;
+  const reloadIntervalMs = (Number.isFinite(seconds) && seconds >= 0 ? seconds : fallback) * 1000;
   return new PolicyEngine({ source: bundleSourceFromEnv(env), reloadIntervalMs });
 }
 

@@ -6,9 +6,10 @@
  */
 import { EKSClient, type EKSClientConfig } from '@aws-sdk/client-eks';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import { ENV } from '../config.js';
 import { budgetedRetryStrategy, EKS_RETRY_BUDGET, type RetryBudget } from './retry.js';
 
-export const ENDPOINT_ENV = 'CLOUDORCH_EKS_ENDPOINT';
+export const ENDPOINT_ENV = ENV.eksEndpoint;
 
 /**
  * Per-request deadlines, so a hung connection becomes a retryable `TimeoutError` and a reconcile step

@@ -2,15 +2,11 @@
  * Deployment configuration for creates, read from the environment. Kept apart from the SDK-based
  * provider so that functions that never call EKS do not load the SDK to read it.
  */
+import { DEFAULTS_ENV } from '../config.js';
 import type { PlanDefaults } from '../core/plan/types.js';
 
-/** Deployment configuration a create falls back to when the spec leaves it open. */
-export const DEFAULTS_ENV = {
-  clusterRoleArn: 'CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN',
-  nodeRoleArn: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
-  subnetIds: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
-  securityGroupIds: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
-} as const;
+/** Deployment configuration a create falls back to when the spec leaves it open (names: config.ts). */
+export { DEFAULTS_ENV };
 
 /** A comma-separated environment value as a list (undefined when empty). */
 export const list = (v: string | undefined) =>

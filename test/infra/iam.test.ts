@@ -3,9 +3,11 @@
  * hand (not derived from infra/lib/capabilities.ts), so a grant that creeps in fails here.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isMutatingEksCall } from '../../lambdas/config.js';
 import { MANAGED_BY_TAG, OWNER_TAG } from '../../lambdas/core/ownership.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { claimId } from '../../lambdas/store/claims.js';
+import { applyCalls, constructedCalls, observeCalls } from './eks-calls.js';
 import {
   logicalId,
   type PolicyStatement,
@@ -122,6 +124,31 @@ describe('function roles', () => {
       if (key === 'apply') expect(eks).toEqual([...EKS_WRITE].sort());
       else expect(eks.every((a) => EKS_READ.includes(a))).toBe(true);
     }
+  });
+});
+
+describe('EKS: the calls the provider sends, and no other', () => {
+  it('the recorded runs reach every command the provider constructs', async () => {
+    const sent = [...new Set([...(await observeCalls()), ...(await applyCalls())])].sort();
+    expect(sent).toEqual(constructedCalls());
+  });
+
+  // A function's deps grant `observe` for eks:read and `apply` for eks:write, nothing else (deps.ts).
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
+    '%s may make exactly the calls it can send',
+    async (key) => {
+      const caps: readonly string[] = FUNCTIONS[key].capabilities;
+      const sends = [
+        ...(caps.includes('eks:read') ? await observeCalls() : []),
+        ...(caps.includes('eks:write') ? await applyCalls() : []),
+      ].sort();
+      expect(allActions(key).filter((a) => a.startsWith('eks:'))).toEqual(sends);
+    },
+  );
+
+  it('the CloudTrail drift rule matches every call apply sends and none observe sends', async () => {
+    for (const a of await applyCalls()) expect(isMutatingEksCall(a.replace(/^eks:/, '')), a).toBe(true);
+    for (const a of await observeCalls()) expect(isMutatingEksCall(a.replace(/^eks:/, '')), a).toBe(false);
   });
 });
 

@@ -1,0 +1,142 @@
+/**
+ * Names and constants the functions and the CDK app share: environment variable names, settings'
+ * defaults, the metric namespace and names, and the EKS calls behind each operation. Each is defined
+ * here once. It loads nothing at run time (type imports only), so infra reads these names without
+ * loading an AWS client, the policy engine or Powertools.
+ */
+import type { MutatingOperation, PlanDefaults } from './core/plan/types.js';
+
+/** Every environment variable a function reads; the stack sets them by these names. */
+export const ENV = {
+  /** The desired-state table. */
+  table: 'CLOUDORCH_TABLE_NAME',
+  /** The Reconcile state machine (functions that start executions). */
+  stateMachine: 'CLOUDORCH_STATE_MACHINE_ARN',
+  /** What creates use when the spec is silent (lists comma-separated). */
+  clusterRole: 'CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN',
+  nodeRole: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
+  subnets: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
+  securityGroups: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
+  /** CloudOrch's own roles (comma-separated): their EKS calls are not drift. */
+  ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
+  /** EKS HTTP attempts per second per region for this function (unset: no client-side limit). */
+  eksCallsPerSecond: 'CLOUDORCH_EKS_CALLS_PER_SECOND',
+  /** An EKS endpoint other than AWS's (the simulator); never set by the stack. */
+  eksEndpoint: 'CLOUDORCH_EKS_ENDPOINT',
+  /** `s3://bucket/key` of the policy bundle (AWS). */
+  policyBundleS3: 'CLOUDORCH_POLICY_BUNDLE_S3',
+  /** Path of the policy bundle (local mode). */
+  policyBundleFile: 'CLOUDORCH_POLICY_BUNDLE_FILE',
+  /** Minimum seconds between policy bundle checks. */
+  policyReloadSeconds: 'CLOUDORCH_POLICY_RELOAD_SECONDS',
+  sweepPeriod: 'CLOUDORCH_SWEEP_PERIOD_SECONDS',
+  sweepConcurrency: 'CLOUDORCH_SWEEP_CONCURRENCY',
+} as const;
+
+/** The deployment defaults of creates, by the PlanDefaults member each one fills. */
+export const DEFAULTS_ENV = {
+  clusterRoleArn: ENV.clusterRole,
+  nodeRoleArn: ENV.nodeRole,
+  subnetIds: ENV.subnets,
+  securityGroupIds: ENV.securityGroups,
+} as const satisfies Record<keyof PlanDefaults, string>;
+
+/** Where the policy engine finds its bundle. */
+export const POLICY_ENV = {
+  s3: ENV.policyBundleS3,
+  file: ENV.policyBundleFile,
+  reloadSeconds: ENV.policyReloadSeconds,
+} as const;
+
+/** What a setting is when the stack's props (and so the environment) leave it open. */
+export const SETTING_DEFAULTS = {
+  sweepPeriodSeconds: 300,
+  sweepConcurrency: 8,
+  eksCallsPerSecond: 5,
+  policyReloadSeconds: 60,
+} as const;
+
+/** CloudWatch namespace of the metrics the functions emit, and the Powertools service name. */
+export const METRIC_NAMESPACE = 'CloudOrch';
+export const SERVICE_NAME = 'cloudorch';
+
+export const METRIC = {
+  DriftDetected: 'DriftDetected',
+  ReconcileSteps: 'ReconcileSteps',
+  ApplyOperations: 'ApplyOperations',
+  PolicyDenials: 'PolicyDenials',
+  ReconcileErrors: 'ReconcileErrors',
+  ConvergenceSeconds: 'ConvergenceSeconds',
+  DeletionStuck: 'DeletionStuck',
+  PolicyEngineDegraded: 'PolicyEngineDegraded',
+  ExecutionsStarted: 'ExecutionsStarted',
+  SweepClusters: 'SweepClusters',
+  EksThrottled: 'EksThrottled',
+  /** Gauges from each sweep: clusters per Ready reason, and the age of the oldest open drift. */
+  ClustersByCondition: 'ClustersByCondition',
+  DriftOutstandingSeconds: 'DriftOutstandingSeconds',
+  /** Items in the table that do not parse as records (reported and skipped by every reader). */
+  RecordsInvalid: 'RecordsInvalid',
+  /** Observations of a cluster that failed (sweep) and statuses turned Unknown because of it. */
+  ObserveFailures: 'ObserveFailures',
+  /** Clusters found without the ownership tag they had. */
+  OwnershipLost: 'OwnershipLost',
+} as const;
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+/**
+ * EKS API calls whose names start like this change a cluster: the CloudTrail rule's filter and the
+ * drift-event handler's check.
+ */
+export const MUTATING_EKS_PREFIXES = [
+  'Create',
+  'Update',
+  'Delete',
+  'Tag',
+  'Untag',
+  'Associate',
+  'Disassociate',
+] as const;
+
+export function isMutatingEksCall(eventName: string): boolean {
+  return MUTATING_EKS_PREFIXES.some((p) => eventName.startsWith(p));
+}
+
+/** The EKS calls an observation makes (capability `eks:read`). */
+export const EKS_READ_CALLS = [
+  'DescribeCluster',
+  'ListNodegroups',
+  'DescribeNodegroup',
+  'ListUpdates',
+  'DescribeUpdate',
+] as const;
+
+/** How the apply role's grant scopes a call: a create, a call on an owned resource, a tag change. */
+export type EksGrant = 'create' | 'owned' | 'tag';
+
+/**
+ * The one EKS call each operation kind makes, how IAM scopes it, and whether it deletes. Complete by
+ * type: a new operation kind fails the type-check until it says all three.
+ */
+export const OPERATION_CALLS = {
+  CreateCluster: { call: 'CreateCluster', grant: 'create', deletes: false },
+  CreateNodegroup: { call: 'CreateNodegroup', grant: 'create', deletes: false },
+  UpdateClusterVersion: { call: 'UpdateClusterVersion', grant: 'owned', deletes: false },
+  UpdateNodegroupVersion: { call: 'UpdateNodegroupVersion', grant: 'owned', deletes: false },
+  UpdateNodegroupScaling: { call: 'UpdateNodegroupConfig', grant: 'owned', deletes: false },
+  TagResource: { call: 'TagResource', grant: 'tag', deletes: false },
+  UntagResource: { call: 'UntagResource', grant: 'tag', deletes: false },
+  DeleteNodegroup: { call: 'DeleteNodegroup', grant: 'owned', deletes: true },
+  DeleteCluster: { call: 'DeleteCluster', grant: 'owned', deletes: true },
+} as const satisfies Record<
+  MutatingOperation['kind'],
+  { readonly call: string; readonly grant: EksGrant; readonly deletes: boolean }
+>;
+
+const isOperationKind = (kind: string): kind is MutatingOperation['kind'] =>
+  Object.hasOwn(OPERATION_CALLS, kind);
+
+/** Whether an operation kind (as history records it: any string) deletes a cluster or node group. */
+export function isDeletion(kind: string | undefined): boolean {
+  return kind !== undefined && isOperationKind(kind) && OPERATION_CALLS[kind].deletes;
+}

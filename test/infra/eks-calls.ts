@@ -1,0 +1,129 @@
+/**
+ * The EKS calls the provider really sends, found by running it against a client that records every
+ * command: `observe` down every path (an UPDATING cluster and node group, tracked and untracked
+ * updates) and `apply` once per operation kind. Also every command the provider's source constructs,
+ * so a call on a path these runs miss still shows up.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EKSClient } from '@aws-sdk/client-eks';
+import { OWNER_TAG } from '../../lambdas/core/ownership.js';
+import type { MutatingOperation } from '../../lambdas/core/plan/types.js';
+import { EksClients } from '../../lambdas/provider/clients.js';
+import { EksProvider } from '../../lambdas/provider/eks-provider.js';
+
+const scaling = { minSize: 1, maxSize: 3, desiredSize: 1 };
+const at = { clusterName: 'c', region: 'eu-west-1' };
+
+/** One operation of every kind, complete by type: a new kind fails the type-check until it is here. */
+const SAMPLES: { readonly [K in MutatingOperation['kind']]: Extract<MutatingOperation, { kind: K }> } = {
+  CreateCluster: {
+    kind: 'CreateCluster',
+    ...at,
+    clientRequestToken: 't',
+    version: '1.34',
+    roleArn: 'arn:aws:iam::123456789012:role/cluster',
+    subnetIds: ['subnet-1', 'subnet-2'],
+    securityGroupIds: [],
+    tags: { [OWNER_TAG]: 'team/c' },
+  },
+  CreateNodegroup: {
+    kind: 'CreateNodegroup',
+    ...at,
+    clientRequestToken: 't',
+    nodegroupName: 'ng',
+    version: '1.34',
+    instanceType: 't3.medium',
+    capacityType: 'ON_DEMAND',
+    scaling,
+    nodeRoleArn: 'arn:aws:iam::123456789012:role/node',
+    subnetIds: ['subnet-1'],
+    tags: { [OWNER_TAG]: 'team/c' },
+  },
+  UpdateClusterVersion: {
+    kind: 'UpdateClusterVersion',
+    ...at,
+    clientRequestToken: 't',
+    fromVersion: '1.33',
+    toVersion: '1.34',
+  },
+  UpdateNodegroupVersion: {
+    kind: 'UpdateNodegroupVersion',
+    ...at,
+    clientRequestToken: 't',
+    nodegroupName: 'ng',
+    fromVersion: '1.33',
+    toVersion: '1.34',
+  },
+  UpdateNodegroupScaling: {
+    kind: 'UpdateNodegroupScaling',
+    ...at,
+    clientRequestToken: 't',
+    nodegroupName: 'ng',
+    from: scaling,
+    scaling: { desiredSize: 2 },
+  },
+  TagResource: { kind: 'TagResource', ...at, resourceArn: 'arn', tags: { team: 'a' } },
+  UntagResource: { kind: 'UntagResource', ...at, resourceArn: 'arn', tagKeys: ['team'] },
+  DeleteNodegroup: { kind: 'DeleteNodegroup', ...at, nodegroupName: 'ng' },
+  DeleteCluster: { kind: 'DeleteCluster', ...at },
+};
+
+/** One answer that satisfies every call: an UPDATING cluster with one UPDATING node group. */
+const ANSWER = {
+  cluster: {
+    name: 'c',
+    arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/c',
+    version: '1.33',
+    status: 'UPDATING',
+    roleArn: 'arn:aws:iam::123456789012:role/cluster',
+    resourcesVpcConfig: { subnetIds: ['subnet-1', 'subnet-2'] },
+  },
+  nodegroups: ['ng'],
+  nodegroup: {
+    nodegroupName: 'ng',
+    nodegroupArn: 'arn:aws:eks:eu-west-1:123456789012:nodegroup/c/ng/1',
+    version: '1.33',
+    status: 'UPDATING',
+    capacityType: 'ON_DEMAND',
+    scalingConfig: scaling,
+    nodeRole: 'arn:aws:iam::123456789012:role/node',
+  },
+  updateIds: ['u-untracked'],
+  update: { id: 'u', type: 'VersionUpdate', status: 'Successful' },
+};
+
+/** A provider whose every command is recorded as its EKS action name, and answered with ANSWER. */
+function recording(): { provider: EksProvider; sent: Set<string> } {
+  const sent = new Set<string>();
+  const clients = new EksClients();
+  const fake = {
+    send: async (command: object) => {
+      sent.add(`eks:${command.constructor.name.replace(/Command$/, '')}`);
+      return structuredClone(ANSWER);
+    },
+  };
+  clients.forRegion = () => fake as unknown as EKSClient;
+  return { provider: new EksProvider({ clients }), sent };
+}
+
+export async function observeCalls(): Promise<string[]> {
+  const { provider, sent } = recording();
+  await provider.observe(at, { trackedUpdates: [{ id: 'u-tracked' }, { id: 'u-ng', nodegroupName: 'ng' }] });
+  return [...sent].sort();
+}
+
+export async function applyCalls(): Promise<string[]> {
+  const { provider, sent } = recording();
+  for (const op of Object.values(SAMPLES)) await provider.apply(op);
+  return [...sent].sort();
+}
+
+/** Every `new XCommand(` in the provider's source, as an EKS action name. */
+export function constructedCalls(): string[] {
+  const dir = join(import.meta.dirname, '../../lambdas/provider');
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/new (\w+)Command\(/g)].map((m) => m[1]));
+  return [...new Set(names.map((n) => `eks:${n}`))].sort();
+}
