@@ -1,7 +1,9 @@
-/** Lambda entry of the state machine's `apply` step (see statemachine/definition.ts). */
-import { configureFromEnv } from '../handlers/env-deps.js';
+/** Lambda entry of the state machine's `apply` step: the store and EKS (see catalog.ts). */
+import { eksProvider } from '../handlers/clients/eks.js';
+import { dynamoStore } from '../handlers/clients/store.js';
+import { composeFunction } from '../handlers/compose.js';
 import { applyStep } from '../handlers/steps/apply.js';
 import { wrapStep } from '../handlers/steps/wrap.js';
 
-configureFromEnv();
+composeFunction('apply', { store: dynamoStore, provider: eksProvider });
 export const handler = wrapStep('apply', applyStep);

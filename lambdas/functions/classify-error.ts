@@ -1,7 +1,7 @@
-/** Lambda entry of the state machine's `classifyError` step: pure, so it loads no AWS client at all. */
-import { configurePureFromEnv } from '../handlers/env-config.js';
+/** Lambda entry of the state machine's `classifyError` step: pure, so it gets no client at all (see catalog.ts). */
+import { composeFunction } from '../handlers/compose.js';
 import { classifyErrorStep } from '../handlers/steps/classify-error.js';
 import { wrapStep } from '../handlers/steps/wrap.js';
 
-configurePureFromEnv('classifyError');
+composeFunction('classifyError', {});
 export const handler = wrapStep('classifyError', classifyErrorStep);

@@ -1,8 +1,11 @@
 /** Lambda entry: EventBridge rule on CloudTrail records of EKS API calls. */
-import { configureFromEnv } from '../handlers/env-deps.js';
+import { eksProvider } from '../handlers/clients/eks.js';
+import { sfnExecutions } from '../handlers/clients/sfn.js';
+import { dynamoStore } from '../handlers/clients/store.js';
+import { composeFunction } from '../handlers/compose.js';
 import { withLogContext } from '../handlers/telemetry.js';
 import { type CloudTrailEksEvent, onDriftEvent } from '../handlers/triggers/drift-event.js';
 
-configureFromEnv();
+composeFunction('driftEvent', { store: dynamoStore, provider: eksProvider, executions: sfnExecutions });
 export const handler = (event: CloudTrailEksEvent) =>
   withLogContext({ step: 'drift-event' }, () => onDriftEvent(event));

@@ -1,7 +1,12 @@
-/** Lambda entry of the state machine's `lease` step (see statemachine/definition.ts). */
-import { configureFromEnv } from '../handlers/env-deps.js';
+/**
+ * Lambda entry of the state machine's `lease` step: the store, and Step Functions to ask whether a
+ * holder's execution still runs (see catalog.ts).
+ */
+import { sfnExecutions } from '../handlers/clients/sfn.js';
+import { dynamoStore } from '../handlers/clients/store.js';
+import { composeFunction } from '../handlers/compose.js';
 import { leaseStep } from '../handlers/steps/lease.js';
 import { wrapStep } from '../handlers/steps/wrap.js';
 
-configureFromEnv();
+composeFunction('lease', { store: dynamoStore, executions: sfnExecutions });
 export const handler = wrapStep('lease', leaseStep);

@@ -1,7 +1,9 @@
-/** Lambda entry of the state machine's `observe` step (see statemachine/definition.ts). */
-import { configureFromEnv } from '../handlers/env-deps.js';
+/** Lambda entry of the state machine's `observe` step: the store and EKS (see catalog.ts). */
+import { eksProvider } from '../handlers/clients/eks.js';
+import { dynamoStore } from '../handlers/clients/store.js';
+import { composeFunction } from '../handlers/compose.js';
 import { observeStep } from '../handlers/steps/observe.js';
 import { wrapStep } from '../handlers/steps/wrap.js';
 
-configureFromEnv();
+composeFunction('observe', { store: dynamoStore, provider: eksProvider });
 export const handler = wrapStep('observe', observeStep);

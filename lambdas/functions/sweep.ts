@@ -2,11 +2,15 @@
  * Lambda entry: the scheduled sweep. The schedule passes `{segment, totalSegments}`; one Scheduler
  * target per segment lets a large table be swept by parallel Lambdas.
  */
-import { configureFromEnv } from '../handlers/env-deps.js';
+import { ENV, SETTING_DEFAULTS } from '../config.js';
+import { eksProvider } from '../handlers/clients/eks.js';
+import { sfnExecutions } from '../handlers/clients/sfn.js';
+import { dynamoStore } from '../handlers/clients/store.js';
+import { composeFunction } from '../handlers/compose.js';
 import { withLogContext } from '../handlers/telemetry.js';
 import { sweep } from '../handlers/triggers/sweep.js';
 
-configureFromEnv();
+composeFunction('sweep', { store: dynamoStore, provider: eksProvider, executions: sfnExecutions });
 
 const num = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
@@ -18,7 +22,7 @@ export const handler = (event: { segment?: number; totalSegments?: number }) =>
     sweep({
       segment: event.segment ?? 0,
       totalSegments: event.totalSegments ?? 1,
-      periodSeconds: num('CLOUDORCH_SWEEP_PERIOD_SECONDS', 300),
-      concurrency: num('CLOUDORCH_SWEEP_CONCURRENCY', 8),
+      periodSeconds: num(ENV.sweepPeriod, SETTING_DEFAULTS.sweepPeriodSeconds),
+      concurrency: num(ENV.sweepConcurrency, SETTING_DEFAULTS.sweepConcurrency),
     }),
   );

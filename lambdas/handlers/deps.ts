@@ -1,12 +1,14 @@
 /**
- * What the handlers need from the outside world, injected once per process. Production builds it
- * from the environment (env-deps.ts); `cloudorch dev` and the tests inject the same real
- * implementations pointed at local endpoints. Handlers never construct clients themselves.
+ * What the handlers need from the outside world, typed per function: a function's deps hold the
+ * clients its catalog capabilities name (lambdas/functions/catalog.ts) and nothing else, so the pure
+ * steps hold none. The composition root (compose.ts) builds them; handlers read their own with
+ * `depsOf(key)` and never construct a client themselves.
  */
 
 import type { PlanDefaults } from '../core/plan/types.js';
 import type { PolicyDecision, PolicyInput } from '../core/policy-input.js';
 import type { ClusterProvider } from '../core/provider.js';
+import { type Capability, FUNCTIONS, type FunctionKey } from '../functions/catalog.js';
 import type { DesiredStateStore } from '../store/types.js';
 import type { Trigger } from './contracts.js';
 
@@ -45,36 +47,106 @@ export interface PipelineConfig {
   readonly ownRoleArns: readonly string[];
 }
 
-export interface Deps {
-  readonly store: DesiredStateStore;
-  readonly provider: ClusterProvider;
-  readonly policy: PolicyEvaluator;
-  readonly executions: ExecutionStarter;
-  readonly now: () => Date;
-  readonly config: PipelineConfig;
-}
-
 export const DEFAULT_CONFIG: Omit<PipelineConfig, 'defaults' | 'ownRoleArns'> = {
   leaseTtlMs: 15 * 60_000,
   maxDeletionCalls: 12,
 };
 
-let current: Deps | undefined;
-let factory: (() => Deps) | undefined;
+/** Every client a function may be given, by slot. */
+export interface Clients {
+  readonly store: DesiredStateStore;
+  readonly provider: ClusterProvider;
+  readonly policy: PolicyEvaluator;
+  readonly executions: ExecutionStarter;
+}
+export type ClientSlot = keyof Clients;
 
+/**
+ * What each capability lets a function use: observing EKS is not applying to it, asking about an
+ * execution is not starting one. Capabilities that IAM or an event source grant give no client.
+ */
+interface Grants {
+  'table:read': { readonly store: DesiredStateStore };
+  'table:reconcile': { readonly store: DesiredStateStore };
+  'eks:read': { readonly provider: Pick<ClusterProvider, 'observe'> };
+  'eks:write': { readonly provider: Pick<ClusterProvider, 'apply'> };
+  'iam:pass-eks-roles': object;
+  'policy:read': { readonly policy: PolicyEvaluator };
+  'sfn:start': { readonly executions: Pick<ExecutionStarter, 'start'> };
+  'sfn:describe': { readonly executions: Pick<ExecutionStarter, 'status'> };
+  'table:stream': object;
+}
+type SlotOfCapability<C extends Capability> = [keyof Grants[C]] extends [never] ? null : keyof Grants[C];
+
+/** The client slot of each capability, at run time (checked against Grants, which must cover all). */
+export const CLIENT_OF = {
+  'table:read': 'store',
+  'table:reconcile': 'store',
+  'eks:read': 'provider',
+  'eks:write': 'provider',
+  'iam:pass-eks-roles': null,
+  'policy:read': 'policy',
+  'sfn:start': 'executions',
+  'sfn:describe': 'executions',
+  'table:stream': null,
+} as const satisfies { readonly [C in Capability]: SlotOfCapability<C> };
+
+/** What every function has: its configuration and a clock. */
+export interface BaseDeps {
+  readonly now: () => Date;
+  readonly config: PipelineConfig;
+}
+
+type CapabilityOf<K extends FunctionKey> = (typeof FUNCTIONS)[K]['capabilities'][number];
+/** A | B to A & B: a function gets what every one of its capabilities grants. */
+type AllOf<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** The client slots of one function. */
+export type SlotOf<K extends FunctionKey> = Exclude<(typeof CLIENT_OF)[CapabilityOf<K>], null>;
+/** One function's deps: what its capabilities grant, nothing more (the pure steps: no client at all). */
+export type DepsOf<K extends FunctionKey> = BaseDeps & AllOf<Grants[CapabilityOf<K>]>;
+/** Every client: what one process hosting every function holds (local mode, tests). */
+export type Deps = BaseDeps & Clients;
+type Installed = BaseDeps & Partial<Clients>;
+
+export function slotsOf(key: FunctionKey): ClientSlot[] {
+  const caps: readonly Capability[] = FUNCTIONS[key].capabilities;
+  return [...new Set(caps.map((c) => CLIENT_OF[c]).filter((s) => s !== null))];
+}
+
+let shared: Deps | undefined;
+const factories = new Map<FunctionKey, () => Installed>();
+const built = new Map<FunctionKey, Installed>();
+
+/** One process hosting every function (local mode, tests, benches) installs one set for all of them. */
 export function setDeps(d: Deps | undefined): void {
-  current = d;
+  shared = d;
 }
 
-/** Production entry points register how to build deps from the environment. */
-export function setDepsFactory(f: () => Deps): void {
-  factory = f;
-}
-
+/** What such a process installed, every client included; handlers read theirs with `depsOf`. */
 export function deps(): Deps {
-  if (!current) {
-    if (!factory) throw new Error('handler dependencies were not configured');
-    current = factory();
+  if (!shared) throw new Error('no dependencies were installed for every function (setDeps)');
+  return shared;
+}
+
+/** A Lambda entry registers how its function's deps are built; they are built on first use. */
+export function setDepsFactory<K extends FunctionKey>(key: K, f: () => DepsOf<K>): void {
+  factories.set(key, f);
+  built.delete(key);
+}
+
+function buildFor(key: FunctionKey): Installed {
+  const f = factories.get(key);
+  if (!f) throw new Error(`the ${key} function's dependencies were not configured`);
+  const d = f();
+  built.set(key, d);
+  return d;
+}
+
+export function depsOf<K extends FunctionKey>(key: K): DepsOf<K> {
+  const d = shared ?? built.get(key) ?? buildFor(key);
+  for (const slot of slotsOf(key)) {
+    if (d[slot] === undefined) throw new Error(`the ${key} function was composed without its ${slot}`);
   }
-  return current;
+  // Checked just above: every slot the key's capabilities name is present.
+  return d as DepsOf<K>;
 }

@@ -8,8 +8,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
+import { engineEvaluator } from '../../lambdas/handlers/clients/policy.js';
 import type { ExecutionStarter, PolicyEvaluator } from '../../lambdas/handlers/deps.js';
-import { engineEvaluator } from '../../lambdas/handlers/env-deps.js';
 import { sfnStarter } from '../../lambdas/handlers/sfn-starter.js';
 import {
   FileBundleSource,

@@ -9,20 +9,25 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SFNClient } from '@aws-sdk/client-sfn';
 import dynalite from 'dynalite';
+import { ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
-import { DEFAULT_CONFIG, type Deps, setDeps } from '../../lambdas/handlers/deps.js';
-import { engineEvaluator } from '../../lambdas/handlers/env-deps.js';
-import { sfnStarter } from '../../lambdas/handlers/sfn-starter.js';
+import { ALL_MAKERS } from '../../lambdas/handlers/clients/index.js';
+import { storeOn } from '../../lambdas/handlers/clients/store.js';
+import {
+  compose,
+  type Endpoints,
+  type Env,
+  type Maker,
+  type WiringInput,
+} from '../../lambdas/handlers/compose.js';
+import { type Deps, setDeps } from '../../lambdas/handlers/deps.js';
 import { runStep } from '../../lambdas/handlers/steps/index.js';
-import { emit, METRIC } from '../../lambdas/handlers/telemetry.js';
-import { perSecondLimiter } from '../../lambdas/handlers/token-bucket.js';
 import { onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import { type SweepReport, sweep } from '../../lambdas/handlers/triggers/sweep.js';
-import { FileBundleSource, PolicyEngine } from '../../lambdas/policy/index.js';
-import { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import type { PolicyEngine } from '../../lambdas/policy/index.js';
+import { defaultsFromEnv } from '../../lambdas/provider/defaults.js';
 import {
   DEFAULT_DEFINITION_OPTIONS,
   type DefinitionOptions,
@@ -31,7 +36,7 @@ import {
   type StepFunctionKey,
   substitute,
 } from '../../lambdas/statemachine/definition.js';
-import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
+import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { createTable } from '../../lambdas/store/table.js';
 import { ensurePolicyBundle } from '../../policies/build.js';
 import { type EksSimulator, SimAdminClient, startEksSimulator } from '../eks-sim/index.js';
@@ -47,12 +52,23 @@ export const LOCAL_TABLE = 'cloudorch-desired-state';
 const TABLE = LOCAL_TABLE;
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-/** Deployment defaults of the local account: roles and subnets the simulator accepts. */
-export const LOCAL_DEFAULTS: PlanDefaults = {
-  clusterRoleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/cloudorch-local-cluster`,
-  nodeRoleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/cloudorch-local-node`,
-  subnetIds: ['subnet-0a000000000000001', 'subnet-0b000000000000002'],
+/** What the stack would set for the local account: the table, roles and subnets the simulator accepts. */
+const LOCAL_ENV = {
+  [ENV.table]: TABLE,
+  [ENV.clusterRole]: `arn:aws:iam::${LOCAL_ACCOUNT}:role/cloudorch-local-cluster`,
+  [ENV.nodeRole]: `arn:aws:iam::${LOCAL_ACCOUNT}:role/cloudorch-local-node`,
+  [ENV.subnets]: 'subnet-0a000000000000001,subnet-0b000000000000002',
 };
+
+/** What every local client connects with; the servers' addresses are added once they listen. */
+const LOCAL_ENDPOINTS = {
+  region: LOCAL_REGION,
+  credentials: CREDENTIALS,
+  eksRetry: { baseDelayMs: 5, throttlingBaseDelayMs: 10, maxDelayMs: 50 },
+} as const;
+
+/** Deployment defaults of the local account, as the functions read them from LOCAL_ENV. */
+export const LOCAL_DEFAULTS: PlanDefaults = defaultsFromEnv(LOCAL_ENV);
 
 export interface ControlPlaneOptions {
   /** Keep the store's data in this folder across restarts (default: in memory). */
@@ -110,93 +126,140 @@ async function listen(server: ReturnType<typeof dynalite>): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+type Stops = (() => Promise<void>)[];
+
+/** dynalite with the desired-state table (kept in `dataDir` when given), and a client for it. */
+async function startLocalTable(
+  dataDir: string | undefined,
+  stops: Stops,
+): Promise<{ url: string; client: DynamoDBClient }> {
+  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const ddb = dynalite({
+    createTableMs: 0,
+    ...(dataDir ? { path: join(dataDir, 'dynamodb') } : {}),
+  });
+  // dynalite answers browsers with `Access-Control-Allow-Origin: *`: the dev store must not.
+  refuseBrowserRequests(ddb, 'the local DynamoDB endpoint', 'com.amazon.coral.service#AccessDeniedException');
+  const url = await listen(ddb);
+  stops.push(() => new Promise<void>((r) => ddb.close(() => r())));
+  const client = new DynamoDBClient({ endpoint: url, region: LOCAL_REGION, credentials: CREDENTIALS });
+  stops.push(async () => client.destroy());
+  try {
+    await createTable(client, TABLE, { stream: false });
+  } catch (err) {
+    // A persisted table from an earlier run is reused.
+    if ((err as { name?: string }).name !== 'ResourceInUseException') throw err;
+  }
+  return { url, client };
+}
+
+/** The EKS simulator, as fast as the options say. */
+async function startSimulator(opts: ControlPlaneOptions, stops: Stops): Promise<EksSimulator> {
+  const sim = await startEksSimulator({
+    seed: opts.seed ?? 1,
+    speed: opts.simSpeed ?? 600,
+    accountId: LOCAL_ACCOUNT,
+    ...(opts.simClock ? { clock: opts.simClock } : {}),
+  });
+  stops.push(() => sim.close());
+  return sim;
+}
+
+/** The production definition on the local Step Functions endpoint, each Task running its real step. */
+async function startStateMachine(opts: ControlPlaneOptions, stops: Stops) {
+  const definitionOpts = opts.definition ?? DEFAULT_DEFINITION_OPTIONS;
+  const keys = Object.keys(STEP_FUNCTIONS) as StepFunctionKey[];
+  const arns = Object.fromEntries(keys.map((k) => [k, localFunctionArn(k)])) as Record<
+    StepFunctionKey,
+    string
+  >;
+  const definition = substitute(definitionString(definitionOpts), arns);
+  const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:cloudorch-reconcile`;
+  const handlers = new Map(keys.map((k) => [localFunctionArn(k), runStep(k)]));
+  const sfn = await startLocalSfnEndpoint({
+    stateMachines: [{ arn: stateMachineArn, definition, handlers }],
+    waitScale: opts.waitScale ?? 0.01,
+    retryIntervalMs: opts.retryIntervalMs ?? 20,
+  });
+  stops.push(() => sfn.close());
+  return { sfn, definition, stateMachineArn };
+}
+
+/** The environment the stack would give the functions, pointing at local things. */
+function localEnv(opts: ControlPlaneOptions, stateMachineArn: string, bundlePath: string): Env {
+  return {
+    ...LOCAL_ENV,
+    [ENV.stateMachine]: stateMachineArn,
+    [ENV.policyBundleFile]: bundlePath,
+    [ENV.policyReloadSeconds]: '2',
+    ...(opts.eksCallsPerSecond ? { [ENV.eksCallsPerSecond]: String(opts.eksCallsPerSecond) } : {}),
+  };
+}
+
+/**
+ * Every client through the production composition root, for this one process that hosts every
+ * function; the tests' clock and configuration overrides go on top.
+ */
+async function installDeps(
+  makers: typeof ALL_MAKERS & { store: Maker<DynamoDesiredStateStore> },
+  wiring: { env: Env; endpoints: Endpoints },
+  opts: ControlPlaneOptions,
+  stops: Stops,
+) {
+  const composition = compose(makers, wiring);
+  stops.push(async () => composition.close());
+  const policy = composition.deps.policy.engine;
+  await policy.ready();
+  const deps = {
+    ...composition.deps,
+    now: opts.now ?? composition.deps.now,
+    config: { ...composition.deps.config, ...opts.config },
+  };
+  setDeps(deps);
+  return { deps, policy };
+}
+
+/** Runs the sweep every `ms`, skipping a tick while the previous run is still going. */
+function sweepEvery(ms: number, sweepNow: () => Promise<unknown>, stops: Stops): void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweepNow()
+      .catch(() => undefined)
+      .finally(() => {
+        running = false;
+      });
+  }, ms);
+  stops.push(async () => clearInterval(timer));
+}
+
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  const stops: (() => Promise<void>)[] = [];
+  const stops: Stops = [];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch(() => undefined);
     setDeps(undefined);
   };
   try {
-    if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
-    const ddb = dynalite({
-      createTableMs: 0,
-      ...(opts.dataDir ? { path: join(opts.dataDir, 'dynamodb') } : {}),
-    });
-    // dynalite answers browsers with `Access-Control-Allow-Origin: *`: the dev store must not.
-    refuseBrowserRequests(
-      ddb,
-      'the local DynamoDB endpoint',
-      'com.amazon.coral.service#AccessDeniedException',
-    );
-    const dynamodbUrl = await listen(ddb);
-    stops.push(() => new Promise<void>((r) => ddb.close(() => r())));
-    const ddbClient = new DynamoDBClient({
-      endpoint: dynamodbUrl,
-      region: LOCAL_REGION,
-      credentials: CREDENTIALS,
-    });
-    stops.push(async () => ddbClient.destroy());
-    try {
-      await createTable(ddbClient, TABLE, { stream: false });
-    } catch (err) {
-      // A persisted table from an earlier run is reused.
-      if ((err as { name?: string }).name !== 'ResourceInUseException') throw err;
-    }
+    const table = await startLocalTable(opts.dataDir, stops);
+    const ddbClient = table.client;
 
-    const sim = await startEksSimulator({
-      seed: opts.seed ?? 1,
-      speed: opts.simSpeed ?? 600,
-      accountId: LOCAL_ACCOUNT,
-      ...(opts.simClock ? { clock: opts.simClock } : {}),
-    });
-    stops.push(() => sim.close());
+    const sim = await startSimulator(opts, stops);
 
     const { bundlePath } = await ensurePolicyBundle({ outDir: opts.policyBuildDir ?? 'policies/build' });
-    const policy = new PolicyEngine({ source: new FileBundleSource(bundlePath), reloadIntervalMs: 2_000 });
-    await policy.ready();
 
     const feed = new ChangeFeed({ tableName: TABLE, region: LOCAL_REGION });
     // dynalite has no streams: the feed mirrors the store client's writes instead.
-    const store = new DynamoDesiredStateStore({ client: feedWrites(ddbClient, feed), tableName: TABLE });
-    const provider = new EksProvider({
-      endpoint: sim.url,
-      credentials: CREDENTIALS,
-      defaults: LOCAL_DEFAULTS,
-      retry: { baseDelayMs: 5, throttlingBaseDelayMs: 10, maxDelayMs: 50 },
-      onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
-      ...(opts.eksCallsPerSecond ? { beforeAttempt: perSecondLimiter(opts.eksCallsPerSecond) } : {}),
-    });
+    const fedStore = (w: WiringInput) => storeOn(feedWrites(ddbClient, feed), w.env);
 
-    const definitionOpts = opts.definition ?? DEFAULT_DEFINITION_OPTIONS;
-    const arns = Object.fromEntries(
-      Object.keys(STEP_FUNCTIONS).map((k) => [k, localFunctionArn(k as StepFunctionKey)]),
-    ) as Record<StepFunctionKey, string>;
-    const definition = substitute(definitionString(definitionOpts), arns);
-    const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:cloudorch-reconcile`;
-    const handlers = new Map(
-      Object.keys(STEP_FUNCTIONS).map((k) => [
-        localFunctionArn(k as StepFunctionKey),
-        runStep(k as StepFunctionKey),
-      ]),
-    );
-    const sfn = await startLocalSfnEndpoint({
-      stateMachines: [{ arn: stateMachineArn, definition, handlers }],
-      waitScale: opts.waitScale ?? 0.01,
-      retryIntervalMs: opts.retryIntervalMs ?? 20,
-    });
-    stops.push(() => sfn.close());
-    const sfnClient = new SFNClient({ endpoint: sfn.url, region: LOCAL_REGION, credentials: CREDENTIALS });
-    stops.push(async () => sfnClient.destroy());
+    const { sfn, definition, stateMachineArn } = await startStateMachine(opts, stops);
 
-    const deps: Deps = {
-      store,
-      provider,
-      policy: engineEvaluator(() => policy),
-      executions: sfnStarter(sfnClient, stateMachineArn),
-      now: opts.now ?? (() => new Date()),
-      config: { ...DEFAULT_CONFIG, defaults: LOCAL_DEFAULTS, ownRoleArns: [], ...opts.config },
+    const wiring = {
+      env: localEnv(opts, stateMachineArn, bundlePath),
+      endpoints: { ...LOCAL_ENDPOINTS, dynamodb: table.url, eks: sim.url, sfn: sfn.url },
     };
-    setDeps(deps);
+    const { deps, policy } = await installDeps({ ...ALL_MAKERS, store: fedStore }, wiring, opts, stops);
+    const { store } = deps;
 
     // The stream trigger: every write reaches on-change, which filters out status-only changes.
     const unsubscribe = feed.subscribe(
@@ -205,26 +268,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     );
     stops.push(async () => unsubscribe());
 
-    const sweepOptions = {
-      segment: 0,
-      totalSegments: 1,
-      periodSeconds: 1,
-      concurrency: 4,
-    };
-    const sweepNow = () => sweep(sweepOptions);
-    if (opts.sweepIntervalMs) {
-      let running = false;
-      const timer = setInterval(() => {
-        if (running) return;
-        running = true;
-        sweepNow()
-          .catch(() => undefined)
-          .finally(() => {
-            running = false;
-          });
-      }, opts.sweepIntervalMs);
-      stops.push(async () => clearInterval(timer));
-    }
+    const sweepNow = () => sweep({ segment: 0, totalSegments: 1, periodSeconds: 1, concurrency: 4 });
+    if (opts.sweepIntervalMs) sweepEvery(opts.sweepIntervalMs, sweepNow, stops);
 
     const settle = async () => {
       // Deliveries start executions and executions write records: repeat until both are quiet.
@@ -241,7 +286,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       feed,
       policy,
       deps,
-      endpoints: { dynamodb: dynamodbUrl, eks: sim.url, sfn: sfn.url },
+      endpoints: { dynamodb: table.url, eks: sim.url, sfn: sfn.url },
       stateMachineArn,
       definition,
       sweepNow,

@@ -1,19 +1,44 @@
 /**
- * The pure steps' Lambda entries run with configuration alone: no store, no EKS client, no policy
- * engine is constructed, and any use of one fails loudly instead of being faked.
+ * The Lambda entries as Lambda loads them: each composes, from the environment, exactly the clients
+ * its catalog capabilities name (the pure steps none at all), and the handlers read only their own.
  */
-import { describe, expect, it } from 'vitest';
-import { handler as classifyHandler } from '../../lambdas/functions/classify-error.js';
-import { handler as planHandler } from '../../lambdas/functions/plan.js';
-import { deps } from '../../lambdas/handlers/deps.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
+import { depsOf } from '../../lambdas/handlers/deps.js';
+import type { DesiredStateStore } from '../../lambdas/store/types.js';
 import { spec } from './support.js';
 
-describe('pure step entries', () => {
+process.env.CLOUDORCH_TABLE_NAME = 'cloudorch-entries-test';
+process.env.CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN = 'arn:aws:iam::123456789012:role/c';
+process.env.CLOUDORCH_DEFAULT_SUBNET_IDS = 'subnet-0a000001,subnet-0b000002';
+
+/** Written out by hand, not derived from the catalog: a client that creeps into an entry fails here. */
+const CLIENTS: Record<FunctionKey, string[]> = {
+  lease: ['store', 'executions'],
+  observe: ['store', 'provider'],
+  plan: [],
+  policy: ['policy'],
+  apply: ['store', 'provider'],
+  writeStatus: ['store'],
+  classifyError: [],
+  onChange: ['executions'],
+  sweep: ['store', 'provider', 'executions'],
+  driftEvent: ['store', 'provider', 'executions'],
+  reconcileNow: ['store', 'executions'],
+};
+
+const entry = (key: FunctionKey) => `../../lambdas/functions/${FUNCTIONS[key].entry.replace(/\.ts$/, '.js')}`;
+const handlerOf = async (key: FunctionKey) =>
+  ((await import(entry(key))) as { handler: (e: unknown) => Promise<unknown> }).handler;
+
+describe('Lambda entries', () => {
   it('plan answers from the state and the environment only', async () => {
-    process.env.CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN = 'arn:aws:iam::123456789012:role/c';
-    process.env.CLOUDORCH_DEFAULT_SUBNET_IDS = 'subnet-0a000001,subnet-0b000002';
     const s = spec('pure');
-    const out = (await planHandler({
+    const out = (await (
+      await handlerOf('plan')
+    )({
       id: 'team/pure',
       trigger: 'change',
       owner: 'exec',
@@ -33,7 +58,9 @@ describe('pure step entries', () => {
   });
 
   it('classify-error answers from the caught error alone', async () => {
-    const f = (await classifyHandler({
+    const f = (await (
+      await handlerOf('classifyError')
+    )({
       id: 'x',
       trigger: 'sweep',
       owner: 'e',
@@ -43,10 +70,26 @@ describe('pure step entries', () => {
     expect(f.kind).toBe('Transient');
   });
 
-  it('has no clients: using one is an error that says why', () => {
-    expect(() => deps().store.get('x')).toThrow(/step has no store: it is pure by design/);
-    expect(() => deps().provider.observe({ clusterName: 'x', region: 'us-east-1' })).toThrow(
-      /has no EKS provider/,
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])('%s composes exactly its clients', async (key) => {
+    await import(entry(key));
+    const clients = Object.keys(depsOf(key)).filter((k) => k !== 'now' && k !== 'config');
+    expect(clients.sort()).toEqual([...CLIENTS[key]].sort());
+  });
+
+  it('the types say it: the pure step has no client, observe has a store', () => {
+    expectTypeOf(depsOf('observe').store).toEqualTypeOf<DesiredStateStore>();
+    expectTypeOf(depsOf('plan')).not.toHaveProperty('store');
+    expectTypeOf(depsOf('plan')).not.toHaveProperty('provider');
+    expectTypeOf(depsOf('policy')).not.toHaveProperty('store');
+    expectTypeOf(depsOf('policy')).toHaveProperty('policy');
+  });
+
+  it("handlers read their own function's deps, never the whole set", () => {
+    const dir = join(import.meta.dirname, '../../lambdas/handlers');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const offenders = files.filter(
+      (f) => f !== 'deps.ts' && /\bdeps\(\)/.test(readFileSync(join(dir, f), 'utf8')),
     );
+    expect(offenders).toEqual([]);
   });
 });

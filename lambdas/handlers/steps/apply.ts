@@ -4,23 +4,25 @@
  * makes a repeated create or update a no-op in EKS. A spec changed since Observe wins: nothing is
  * applied and the loop re-observes with the newest generation.
  */
-import { NotFoundError } from '../../core/errors.js';
+import { isDeletion } from '../../config.js';
+import { InternalError, NotFoundError } from '../../core/errors.js';
 import { describeOperation } from '../../core/plan/plan.js';
-import { LeaseLostError, RecordNotFoundError } from '../../store/errors.js';
+import { RecordNotFoundError } from '../../store/errors.js';
 import type { ApplyStepResult, ExecutionState } from '../contracts.js';
-import { deps } from '../deps.js';
+import { depsOf } from '../deps.js';
 import { emit, METRIC } from '../telemetry.js';
+import { assertHoldsLease } from './lease.js';
 
 export async function applyStep(state: ExecutionState): Promise<ApplyStepResult> {
-  const { store, provider, now } = deps();
+  const { store, provider, now } = depsOf('apply');
   const op = state.plan?.next;
-  if (!op || state.plan?.action !== 'apply') throw new Error('apply needs a planned operation');
-  if (state.policy?.allow !== true) throw new Error('apply refused: the policy did not allow this plan');
+  if (!op || state.plan?.action !== 'apply') throw new InternalError('apply needs a planned operation');
+  if (state.policy?.allow !== true)
+    throw new InternalError('apply refused: the policy did not allow this plan');
   const description = describeOperation(op);
   const record = await store.get(state.id);
   if (!record) throw new RecordNotFoundError(`record ${state.id} disappeared`);
-  if (record.lease?.owner !== state.owner)
-    throw new LeaseLostError(`lease of ${state.id} is held by ${record.lease?.owner}`);
+  assertHoldsLease(state.id, state.owner, record.lease);
   if (record.generation !== state.observed?.generation)
     return { operation: op.kind, description, skipped: true };
 
@@ -37,7 +39,7 @@ export async function applyStep(state: ExecutionState): Promise<ApplyStepResult>
     return { operation: op.kind, description, ...(r.updateId ? { updateId: r.updateId } : {}) };
   } catch (err) {
     // A delete that finds nothing to delete is done.
-    if (err instanceof NotFoundError && (op.kind === 'DeleteNodegroup' || op.kind === 'DeleteCluster')) {
+    if (err instanceof NotFoundError && isDeletion(op.kind)) {
       return { operation: op.kind, description, alreadyGone: true };
     }
     throw err;

@@ -3,13 +3,19 @@
  * execution; one whose execution has ended (crash, abort, timeout) is taken over at once instead of
  * stalling the cluster until the lease expires.
  */
-import { LeaseHeldError } from '../../store/errors.js';
+import { LeaseHeldError, LeaseLostError } from '../../store/errors.js';
+import type { Lease } from '../../store/types.js';
 import type { LeaseRequest, LeaseResult } from '../contracts.js';
-import { deps } from '../deps.js';
+import { depsOf } from '../deps.js';
 import { log } from '../telemetry.js';
 
+/** The steps between acquire and release act only while their execution holds the lease. */
+export function assertHoldsLease(id: string, owner: string, lease: Lease | undefined): void {
+  if (lease?.owner !== owner) throw new LeaseLostError(`lease of ${id} is held by ${lease?.owner}`);
+}
+
 export async function leaseStep(req: LeaseRequest): Promise<LeaseResult> {
-  const { store, executions, config, now } = deps();
+  const { store, executions, config, now } = depsOf('lease');
   if (req.action === 'release') {
     await store.releaseLease(req.id, req.owner);
     return { released: true };

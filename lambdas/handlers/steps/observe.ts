@@ -3,16 +3,17 @@
  * target's claim, and observe the cluster in EKS. A malformed record or an invalid spec stops here:
  * no EKS call is made until it is fixed.
  */
+
+import { isDeletion } from '../../config.js';
 import { validateSpec } from '../../core/spec/validate.js';
 import { ownedArnOf } from '../../core/status.js';
-import { LeaseLostError, RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
+import { RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
 import type { ExecutionState, ObserveResult } from '../contracts.js';
-import { deps } from '../deps.js';
-
-const DELETE_KINDS = new Set(['DeleteNodegroup', 'DeleteCluster']);
+import { depsOf } from '../deps.js';
+import { assertHoldsLease } from './lease.js';
 
 export async function observeStep(state: ExecutionState): Promise<ObserveResult> {
-  const { store, provider, config, now } = deps();
+  const { store, provider, config, now } = depsOf('observe');
   await store.renewLease(state.id, state.owner, config.leaseTtlMs, now());
   const parsed = await store.inspect(state.id);
   if (!parsed) throw new RecordNotFoundError(`record ${state.id} disappeared`);
@@ -28,11 +29,10 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
     };
   }
   const record = parsed.record;
-  if (record.lease?.owner !== state.owner)
-    throw new LeaseLostError(`lease of ${state.id} is held by ${record.lease?.owner}`);
+  assertHoldsLease(state.id, state.owner, record.lease);
   // Folded entries stand for `count` calls each: the budget counts calls, not entries.
   const deletionCalls = (record.history ?? [])
-    .filter((h) => h.kind === 'operation' && h.operation !== undefined && DELETE_KINDS.has(h.operation))
+    .filter((h) => h.kind === 'operation' && isDeletion(h.operation))
     .reduce((n, h) => n + (h.count ?? 1), 0);
   const ownedArn = ownedArnOf(record.status);
   const base = {

@@ -1,11 +1,12 @@
 /** Plan: what the next step does, with the drift found and the cost estimate. Pure over the state. */
 import { estimateSpecCost } from '../../core/cost/estimate.js';
+import { InternalError } from '../../core/errors.js';
 import { Health } from '../../core/health.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { describeOperation, firstAction, plan } from '../../core/plan/plan.js';
 import type { Impossible } from '../../core/plan/types.js';
 import type { ExecutionState, PlanResult } from '../contracts.js';
-import { deps } from '../deps.js';
+import { depsOf } from '../deps.js';
 
 function failedTrackedUpdate(state: ExecutionState) {
   const o = state.observed;
@@ -19,9 +20,9 @@ function failedTrackedUpdate(state: ExecutionState) {
 }
 
 export async function planStep(state: ExecutionState): Promise<PlanResult> {
-  const { config, now } = deps();
+  const { config, now } = depsOf('plan');
   const o = state.observed;
-  if (!o) throw new Error('plan needs an observation');
+  if (!o) throw new InternalError('plan needs an observation');
   const empty = { operations: [], descriptions: [], impossible: [], drift: [] };
   if (o.recordInvalid !== undefined) return { action: 'recordInvalid', ...empty };
   if (!o.spec || !o.observation) return { action: 'specInvalid', ...empty };

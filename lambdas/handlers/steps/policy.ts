@@ -1,10 +1,10 @@
 /** PolicyCheck: the WASM policy bundle over spec, observation, plan and estimate. Fails closed. */
 import { buildPolicyInput, emptyObservation } from '../../core/policy-input.js';
 import type { ExecutionState, PolicyResult } from '../contracts.js';
-import { deps } from '../deps.js';
+import { depsOf } from '../deps.js';
 
 export async function policyStep(state: ExecutionState): Promise<PolicyResult> {
-  const { policy, now } = deps();
+  const { policy, now } = depsOf('policy');
   const o = state.observed;
   const p = state.plan;
   // An invalid spec is never evaluated: it is rejected before policy, and nothing is applied.

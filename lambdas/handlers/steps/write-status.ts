@@ -11,7 +11,7 @@ import type { TrackedUpdate } from '../../core/provider.js';
 import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } from '../../core/status.js';
 import type { AppliedCounts, ClusterRecord, HistoryEntry } from '../../store/types.js';
 import type { ExecutionState } from '../contracts.js';
-import { deps } from '../deps.js';
+import { depsOf } from '../deps.js';
 import { emit, log, METRIC } from '../telemetry.js';
 import { outcomeOf } from './outcome.js';
 
@@ -116,7 +116,7 @@ function appliedAfter(
 
 /** A malformed record gets a RecordInvalid condition, written without touching anything else. */
 async function writeInvalid(state: ExecutionState, reason: string, at: Date): Promise<WriteResult> {
-  const { store } = deps();
+  const { store } = depsOf('writeStatus');
   const status = applyOutcome(
     undefined,
     { kind: 'RecordInvalid', message: reason },
@@ -135,7 +135,7 @@ interface WriteResult {
 }
 
 export async function writeStatusStep(state: ExecutionState): Promise<WriteResult> {
-  const { store, now } = deps();
+  const { store, now } = depsOf('writeStatus');
   const at = now();
   const parsed = await store.inspect(state.id);
   if (!parsed) return { written: 'record already released', newerGeneration: false };

@@ -4,8 +4,9 @@
  * through the cluster's ownership tag (one DescribeCluster) or, when the tag is gone (someone
  * removed it: exactly the change to report), through the target's claim.
  */
+import { isMutatingEksCall } from '../../config.js';
 import { OWNER_TAG, ownershipOf } from '../../core/ownership.js';
-import { deps } from '../deps.js';
+import { depsOf } from '../deps.js';
 import { executionName, timeBucket } from '../execution-name.js';
 import { emit, log, METRIC } from '../telemetry.js';
 
@@ -29,8 +30,6 @@ export interface CloudTrailEksEvent {
   };
 }
 
-const MUTATING = /^(Create|Update|Delete|Tag|Untag|Associate|Disassociate)/;
-
 export function callerOf(e: CloudTrailEksEvent): string | undefined {
   return e.detail.userIdentity?.sessionContext?.sessionIssuer?.arn ?? e.detail.userIdentity?.arn;
 }
@@ -45,8 +44,8 @@ export function clusterNameOf(e: CloudTrailEksEvent): string | undefined {
 }
 
 export async function onDriftEvent(e: CloudTrailEksEvent): Promise<{ started: boolean; why: string }> {
-  const { provider, executions, config, store, now } = deps();
-  if (e.detail.eventSource !== 'eks.amazonaws.com' || !MUTATING.test(e.detail.eventName))
+  const { provider, executions, config, store, now } = depsOf('driftEvent');
+  if (e.detail.eventSource !== 'eks.amazonaws.com' || !isMutatingEksCall(e.detail.eventName))
     return { started: false, why: 'not a mutating EKS call' };
   const caller = callerOf(e);
   if (caller && config.ownRoleArns.includes(caller))

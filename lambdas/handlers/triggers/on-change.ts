@@ -5,7 +5,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { deps } from '../deps.js';
+import { depsOf } from '../deps.js';
 import { executionName } from '../execution-name.js';
 import { emit, log, METRIC } from '../telemetry.js';
 
@@ -40,7 +40,7 @@ export function changeOf(
 export async function onChange(
   event: DynamoDBStreamEvent,
 ): Promise<{ started: number; absorbed: number; ignored: number }> {
-  const { executions } = deps();
+  const { executions } = depsOf('onChange');
   let started = 0;
   let absorbed = 0;
   let ignored = 0;

@@ -3,10 +3,11 @@
  * execution, or found one already running (and since when). A lease whose execution has ended does
  * not count as running: the started execution takes it over.
  */
+import { TransientError } from '../../core/errors.js';
 import { RecordInvalidError, RecordNotFoundError } from '../../store/errors.js';
 import { leaseView } from '../../store/lease.js';
 import type { DesiredStateStore } from '../../store/types.js';
-import { DEFAULT_CONFIG, type Deps, deps } from '../deps.js';
+import { DEFAULT_CONFIG, depsOf, type ExecutionStarter } from '../deps.js';
 import { executionName } from '../execution-name.js';
 import { emit, METRIC } from '../telemetry.js';
 
@@ -24,7 +25,7 @@ export type ReconcileNowResult =
 
 export async function reconcileWith(
   store: Pick<DesiredStateStore, 'inspect'>,
-  executions: Deps['executions'],
+  executions: ExecutionStarter,
   id: string,
   now: Date,
   leaseTtlMs: number = DEFAULT_CONFIG.leaseTtlMs,
@@ -49,12 +50,16 @@ export async function reconcileWith(
   }
   const name = executionName(id, generation, 'manual', String(now.getTime()));
   const res = await executions.start(name, { id, trigger: 'manual' });
-  if (!res.started) throw new Error(`execution ${name} already exists`);
+  if (!res.started)
+    throw new TransientError(`execution ${name} already exists`, {
+      code: 'ExecutionAlreadyExists',
+      remediation: 'A reconcile of this cluster started at the same moment and runs now; nothing to do.',
+    });
   emit(METRIC.ExecutionsStarted, 1, { Trigger: 'manual' });
   return { started: true, name, ...(res.executionArn ? { executionArn: res.executionArn } : {}) };
 }
 
 export async function reconcileNow(req: { id: string }): Promise<ReconcileNowResult> {
-  const { store, executions, now, config } = deps();
+  const { store, executions, now, config } = depsOf('reconcileNow');
   return reconcileWith(store, executions, req.id, now(), config.leaseTtlMs);
 }

@@ -18,7 +18,7 @@ import { ownedArnOf } from '../../core/status.js';
 import { leaseView } from '../../store/lease.js';
 import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
-import { DEFAULT_CONFIG, deps } from '../deps.js';
+import { DEFAULT_CONFIG, depsOf } from '../deps.js';
 import { executionName, timeBucket } from '../execution-name.js';
 import { emit, log, METRIC } from '../telemetry.js';
 
@@ -106,13 +106,13 @@ export function decideFromRecord(
 async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
   const arn = r.lease?.executionArn;
   if (!arn) return { start: false, why: 'an execution holds the lease' };
-  const holder = await deps().executions.status(arn);
+  const holder = await depsOf('sweep').executions.status(arn);
   if (holder.state === 'ended') return { start: true, why: `dead execution (${holder.detail ?? 'ended'})` };
   return { start: false, why: 'an execution holds the lease' };
 }
 
 async function decide(r: ClusterRecord): Promise<SweepDecision> {
-  const { provider, config, now } = deps();
+  const { provider, config, now } = depsOf('sweep');
   const at = now();
   const quick = decideFromRecord(r, at, config.leaseTtlMs);
   if (quick) return quick;
@@ -191,7 +191,7 @@ function onInvalid(item: InvalidItem): boolean {
 }
 
 export async function sweep(opts: SweepOptions): Promise<SweepReport> {
-  const { store, executions, now } = deps();
+  const { store, executions, now } = depsOf('sweep');
   const bucket = timeBucket(now(), opts.periodSeconds);
   const reasons: Record<string, number> = {};
   let scanned = 0;

@@ -1,0 +1,23 @@
+/**
+ * The EKS provider: the client of capabilities `eks:read` and `eks:write`. Throttled attempts become
+ * the EksThrottled metric, and a configured rate limits every HTTP attempt per region.
+ */
+import { ENV, METRIC } from '../../config.js';
+import { EksProvider } from '../../provider/eks-provider.js';
+import type { Wiring } from '../compose.js';
+import { emit } from '../telemetry.js';
+import { perSecondLimiter } from '../token-bucket.js';
+
+export function eksProvider(w: Wiring): EksProvider {
+  const rate = Number(w.env[ENV.eksCallsPerSecond]) || undefined;
+  const local = w.endpoints;
+  const provider = new EksProvider({
+    env: w.env,
+    onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
+    ...(rate ? { beforeAttempt: perSecondLimiter(rate) } : {}),
+    ...(local ? { endpoint: local.eks, credentials: local.credentials } : {}),
+    ...(local?.eksRetry ? { retry: local.eksRetry } : {}),
+  });
+  w.own(provider.clients);
+  return provider;
+}

@@ -1,0 +1,16 @@
+/**
+ * Every client maker, for a process that hosts every function (`cloudorch dev`, the CLI). A Lambda
+ * entry imports only the makers its capabilities name, never this module.
+ */
+
+import { eksProvider } from './eks.js';
+import { wasmPolicy } from './policy.js';
+import { sfnExecutions } from './sfn.js';
+import { dynamoStore } from './store.js';
+
+export const ALL_MAKERS = {
+  store: dynamoStore,
+  provider: eksProvider,
+  policy: wasmPolicy,
+  executions: sfnExecutions,
+} as const;

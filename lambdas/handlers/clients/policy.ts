@@ -1,0 +1,24 @@
+/** The WASM policy engine: the client of capability `policy:read`. */
+import { type PolicyEngine, policyEngineFromEnv } from '../../policy/index.js';
+import type { Wiring } from '../compose.js';
+import type { PolicyEvaluator } from '../deps.js';
+
+/** The policy engine as the pipeline sees it: always an answer, degraded when no bundle is loaded. */
+export function engineEvaluator(engine: () => PolicyEngine): PolicyEvaluator {
+  return {
+    async evaluate(input) {
+      const d = await engine().decide(input);
+      return { allow: d.allow, violations: d.violations, degraded: d.bundleVersion === null };
+    },
+  };
+}
+
+/** An evaluator over the engine its environment configures; the engine is there for health checks. */
+export interface EnginePolicy extends PolicyEvaluator {
+  readonly engine: PolicyEngine;
+}
+
+export function wasmPolicy(w: Wiring): EnginePolicy {
+  const engine = policyEngineFromEnv(w.env);
+  return { ...engineEvaluator(() => engine), engine };
+}

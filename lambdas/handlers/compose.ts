@@ -1,0 +1,112 @@
+/**
+ * The one composition root. For a function it builds the clients its catalog capabilities name (the
+ * store for table access, the EKS provider for eks:*, the policy engine for policy:read, Step
+ * Functions for sfn:*) and nothing else, plus its configuration from the environment and a clock.
+ * Lambda entries compose their own function from `process.env`; `cloudorch dev` composes every client
+ * from its own environment and the endpoints of its local servers: nothing else differs.
+ *
+ * The makers (clients/*.ts) are handed in by the caller instead of imported here, so that a
+ * function's bundle holds only the SDK clients it uses.
+ */
+import { ENV } from '../config.js';
+import type { FunctionKey } from '../functions/catalog.js';
+import { defaultsFromEnv, list } from '../provider/defaults.js';
+import type { RetryBudget } from '../provider/retry.js';
+import {
+  type BaseDeps,
+  type ClientSlot,
+  type Clients,
+  DEFAULT_CONFIG,
+  type DepsOf,
+  type PipelineConfig,
+  type SlotOf,
+  setDepsFactory,
+  slotsOf,
+} from './deps.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where local servers listen. Absent in AWS, where every SDK client finds its own service. */
+export interface Endpoints {
+  readonly region: string;
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly dynamodb: string;
+  readonly eks: string;
+  readonly sfn: string;
+  /** Retry delays matched to a simulator that answers in milliseconds. */
+  readonly eksRetry?: Partial<RetryBudget>;
+}
+
+export interface WiringInput {
+  readonly env: Env;
+  readonly endpoints?: Endpoints;
+}
+
+export interface Wiring extends WiringInput {
+  /** Takes an SDK client a maker created, so that the composition can close it. */
+  own<C extends { destroy(): void }>(client: C): C;
+}
+
+export type Maker<T> = (w: Wiring) => T;
+export type Makers = { readonly [S in ClientSlot]: Maker<Clients[S]> };
+
+/** What a function's entry hands in: a maker for each client its capabilities name, and no other. */
+export type MakersOf<K extends FunctionKey> = { readonly [S in SlotOf<K>]: Maker<Clients[S]> } & {
+  readonly [S in Exclude<ClientSlot, SlotOf<K>>]?: never;
+};
+
+type Built<M> = { readonly [S in keyof M]: M[S] extends Maker<infer T> ? T : never };
+
+export interface Composition<M> {
+  readonly deps: BaseDeps & Built<M>;
+  /** Closes every SDK client the makers created (local mode; Lambda keeps them for its lifetime). */
+  close(): void;
+}
+
+/** The pipeline configuration: deployment defaults for creates, CloudOrch's own roles, fixed limits. */
+export function configFromEnv(env: Env): PipelineConfig {
+  return { ...DEFAULT_CONFIG, defaults: defaultsFromEnv(env), ownRoleArns: list(env[ENV.ownRoles]) ?? [] };
+}
+
+export function required(env: Env, name: string): string {
+  const v = env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+/** SDK client options: a local server's endpoint and credentials, or nothing (the SDK's defaults). */
+export function sdkOptions(w: WiringInput, service: 'dynamodb' | 'sfn') {
+  const e = w.endpoints;
+  return e ? { endpoint: e[service], region: e.region, credentials: e.credentials } : {};
+}
+
+export function compose<M extends Partial<Makers>>(makers: M, input: WiringInput): Composition<M> {
+  const owned: { destroy(): void }[] = [];
+  const wiring: Wiring = {
+    ...input,
+    own: (client) => {
+      owned.push(client);
+      return client;
+    },
+  };
+  const clients = Object.fromEntries(
+    Object.entries(makers).map(([slot, make]) => [slot, (make as Maker<unknown>)(wiring)]),
+  ) as Built<M>;
+  return {
+    deps: { now: () => new Date(), config: configFromEnv(input.env), ...clients },
+    close: () => {
+      for (const c of owned.splice(0)) c.destroy();
+    },
+  };
+}
+
+/**
+ * A Lambda entry's wiring: its function's deps from `process.env`, built on first use. The types
+ * hold the makers to the catalog; the check holds them there at run time too.
+ */
+export function composeFunction<K extends FunctionKey>(key: K, makers: MakersOf<K>): void {
+  const want = slotsOf(key).sort().join();
+  const given = Object.keys(makers).sort().join();
+  if (want !== given) throw new Error(`${key} needs clients [${want}], its entry gives [${given}]`);
+  setDepsFactory(key, () => compose(makers, { env: process.env }).deps as DepsOf<K>);
+}
