@@ -16,9 +16,9 @@ import type { StepFunctionKey } from '../lambdas/statemachine/definition.js';
 import { SimAdminClient } from '../local/eks-sim/index.js';
 import { Prng } from '../local/eks-sim/model.js';
 import type { ControlPlane } from '../local/runtime/control-plane.js';
-import { benchSpec, members } from './lib/fleet.js';
+import { benchSpec, type Member, members } from './lib/fleet.js';
 import { converge, startBench, transitions } from './lib/pipeline.js';
-import { origin, stepProbe } from './lib/probes.js';
+import { type Metered, origin, stepProbe } from './lib/probes.js';
 import { fmt, run, section, table } from './lib/stats.js';
 
 const SAMPLE = Number(process.argv[2] ?? 10);
@@ -79,24 +79,40 @@ function monthly(c: Counts): number {
   );
 }
 
-async function main(): Promise<void> {
-  section('Cost model: a simulated day, priced per month, beside one execution per cluster per check');
-  let clock = Date.now();
-  const { cp, m } = await startBench({ now: () => new Date(clock) });
-  try {
-    const fleet = members('cost', 0, SAMPLE);
-    await converge(cp, m, fleet);
-    // Records that pass the deployed stream filter each invoke on-change (batching can only lower it).
-    let streamRecords = 0;
-    cp.feed.subscribe(
-      (r) => {
-        if (STREAM_FILTER.eventName.includes(r.eventName ?? '') && r.dynamodb?.NewImage?.generation)
-          streamRecords++;
-      },
-      () => undefined,
-    );
-    const seenExecutions = new Set(cp.sfn.executions().map((e) => e.executionArn));
-    const countTransitions = () => {
+/** The running bench both measurements share: its clock, its meters and the executions already counted. */
+interface Bench {
+  readonly cp: ControlPlane;
+  readonly m: Metered;
+  readonly fleet: readonly Member[];
+  /** Moves the reconciler's clock on by one sweep period. */
+  readonly tick: () => void;
+  /** State transitions of the executions that closed since the last call. */
+  readonly newTransitions: () => number;
+  /** Clears the meters and the stream tally; returns the step-call index to count from. */
+  readonly reset: () => number;
+  /** Stream records since the last reset that the deployed filter passes to on-change. */
+  readonly streamRecords: () => number;
+}
+
+function openBench(cp: ControlPlane, m: Metered, fleet: readonly Member[], clock: { ms: number }): Bench {
+  // Records that pass the deployed stream filter each invoke on-change (batching can only lower it).
+  let streamRecords = 0;
+  cp.feed.subscribe(
+    (r) => {
+      if (STREAM_FILTER.eventName.includes(r.eventName ?? '') && r.dynamodb?.NewImage?.generation)
+        streamRecords++;
+    },
+    () => undefined,
+  );
+  const seenExecutions = new Set(cp.sfn.executions().map((e) => e.executionArn));
+  return {
+    cp,
+    m,
+    fleet,
+    tick: () => {
+      clock.ms += SWEEP.periodS * 1000;
+    },
+    newTransitions: () => {
       let n = 0;
       for (const e of cp.sfn.executions()) {
         if (seenExecutions.has(e.executionArn) || e.status === 'RUNNING') continue;
@@ -104,93 +120,133 @@ async function main(): Promise<void> {
         n += transitions(cp.sfn.events(e.executionArn));
       }
       return n;
-    };
-    const reset = () => {
+    },
+    reset: () => {
       m.meter.reset();
       m.eks.clear();
       streamRecords = 0;
       return stepProbe.calls.length;
-    };
+    },
+    streamRecords: () => streamRecords,
+  };
+}
 
-    // The day.
-    const rng = new Prng(11);
-    const changeAt = Math.floor(rng.next() * CHECKS_PER_DAY);
-    const driftAt = Math.floor(rng.next() * CHECKS_PER_DAY);
-    const day = empty();
-    let sweepCpuMs = 0;
-    const stepsFrom = reset();
-    for (let round = 0; round < CHECKS_PER_DAY; round++) {
-      clock += SWEEP.periodS * 1000;
-      if (round === changeAt) {
-        const f = fleet[0]!;
-        await m.store.applySpec(f.id, benchSpec(f.name, f.region, { nodeCount: 3 }));
-      }
-      if (round === driftAt) await drift(cp, fleet[1]!);
-      const t = performance.now();
-      await origin.run('sweep', () =>
-        sweep({
-          segment: 0,
-          totalSegments: 1,
-          periodSeconds: SWEEP.periodS,
-          concurrency: 8,
-        }),
-      );
-      sweepCpuMs += performance.now() - t;
-      await cp.settle();
-      day.transitions += countTransitions();
+/** The simulated day's counts and the sweep figures the month is scaled with. */
+interface Day {
+  readonly counts: Counts;
+  readonly streamRecords: number;
+  /** EKS requests the sweep made over the day. */
+  readonly sweepEks: number;
+  readonly scanPerRecord: number;
+  /** Local run time of one sweep. */
+  readonly sweepLocalMs: number;
+}
+
+/** 288 sweeps, with one spec change and one drift at seeded rounds; everything AWS bills is counted. */
+async function simulateDay(b: Bench): Promise<Day> {
+  const { cp, m, fleet } = b;
+  const rng = new Prng(11);
+  const changeAt = Math.floor(rng.next() * CHECKS_PER_DAY);
+  const driftAt = Math.floor(rng.next() * CHECKS_PER_DAY);
+  const day = empty();
+  let sweepCpuMs = 0;
+  const stepsFrom = b.reset();
+  for (let round = 0; round < CHECKS_PER_DAY; round++) {
+    b.tick();
+    if (round === changeAt) {
+      const f = fleet[0]!;
+      await m.store.applySpec(f.id, benchSpec(f.name, f.region, { nodeCount: 3 }));
     }
-    addSteps(day, stepsFrom);
-    const sweepEks = m.eks.requests.filter((r) => r.origin === 'sweep').length;
-    const mutating = m.eks.requests.filter((r) => MUTATING.test(r.op)).length;
-    day.eksCalls = m.eks.requests.length;
-    day.readUnits = m.meter.readUnits;
-    day.writeUnits = m.meter.writeUnits;
-    day.invocations.onChange = streamRecords;
-    // Every mutating EKS call reaches the drift-event rule through CloudTrail (the rule does not
-    // filter by caller; the handler drops CloudOrch's own). Counted at the 1 ms minimum.
-    day.invocations.driftEvent = mutating + 1;
-    day.gbSeconds += (mutating + 1) * (FUNCTIONS.driftEvent.memoryMb / 1024) * 0.001;
-    const scanPerRecord = m.meter.scanUnits / CHECKS_PER_DAY / SAMPLE;
-    console.log(
-      `simulated day, ${SAMPLE} clusters: ${CHECKS_PER_DAY} sweeps, 1 spec change (node count) and 1 out-of-band drift; ` +
-        `local sweep time ${fmt.ms(sweepCpuMs / CHECKS_PER_DAY)} per run`,
+    if (round === driftAt) await drift(cp, fleet[1]!);
+    const t = performance.now();
+    await origin.run('sweep', () =>
+      sweep({
+        segment: 0,
+        totalSegments: 1,
+        periodSeconds: SWEEP.periodS,
+        concurrency: 8,
+      }),
     );
-    console.log(
-      `  measured: EKS ${fmt.int(day.eksCalls)} requests (${fmt.int(sweepEks)} by the sweep = ${fmt.num(sweepEks / CHECKS_PER_DAY / SAMPLE)} per cluster-check), ` +
-        `${fmt.int(day.transitions)} state transitions, step invocations ${JSON.stringify(Object.fromEntries(Object.entries(day.invocations).filter(([k]) => k in STEP_MEMORY)))}, ` +
-        `${fmt.int(streamRecords)} stream records, DynamoDB ${fmt.num(day.readUnits, 1)} RRU (scan ${fmt.num(scanPerRecord, 3)} per record per sweep) and ${fmt.num(day.writeUnits, 0)} WRU`,
-    );
+    sweepCpuMs += performance.now() - t;
+    await cp.settle();
+    day.transitions += b.newTransitions();
+  }
+  addSteps(day, stepsFrom);
+  const mutating = m.eks.requests.filter((r) => MUTATING.test(r.op)).length;
+  day.eksCalls = m.eks.requests.length;
+  day.readUnits = m.meter.readUnits;
+  day.writeUnits = m.meter.writeUnits;
+  day.invocations.onChange = b.streamRecords();
+  // Every mutating EKS call reaches the drift-event rule through CloudTrail (the rule does not
+  // filter by caller; the handler drops CloudOrch's own). Counted at the 1 ms minimum.
+  day.invocations.driftEvent = mutating + 1;
+  day.gbSeconds += (mutating + 1) * (FUNCTIONS.driftEvent.memoryMb / 1024) * 0.001;
+  return {
+    counts: day,
+    streamRecords: b.streamRecords(),
+    sweepEks: m.eks.requests.filter((r) => r.origin === 'sweep').length,
+    scanPerRecord: m.meter.scanUnits / CHECKS_PER_DAY / SAMPLE,
+    sweepLocalMs: sweepCpuMs / CHECKS_PER_DAY,
+  };
+}
 
-    // The naive design: every check is an execution, even when nothing changed.
-    const naive = empty();
-    const naiveFrom = reset();
-    const CHECKS = 3;
-    for (let k = 0; k < CHECKS; k++) {
-      clock += SWEEP.periodS * 1000;
-      for (const f of fleet) await reconcileNow({ id: f.id });
-      await cp.settle();
-      naive.transitions += countTransitions();
-    }
-    addSteps(naive, naiveFrom);
-    const checks = CHECKS * SAMPLE;
-    const perCheck: Counts = {
-      invocations: Object.fromEntries(Object.entries(naive.invocations).map(([k, v]) => [k, v / checks])),
-      gbSeconds: naive.gbSeconds / checks,
-      transitions: naive.transitions / checks,
-      readUnits: m.meter.readUnits / checks,
-      writeUnits: m.meter.writeUnits / checks,
-      eksCalls: m.eks.requests.length / checks,
-    };
-    console.log(
-      `naive check, measured over ${checks} executions on converged clusters: ${fmt.num(perCheck.transitions, 1)} transitions, ` +
-        `${fmt.num(
-          Object.values(perCheck.invocations).reduce((a, b) => a + b, 0),
-          1,
-        )} Lambda invocations, ` +
-        `${fmt.num(perCheck.readUnits, 1)} RRU, ${fmt.num(perCheck.writeUnits, 1)} WRU, ${fmt.num(perCheck.eksCalls, 1)} EKS calls`,
-    );
+function printDay({ counts: day, streamRecords, sweepEks, scanPerRecord, sweepLocalMs }: Day): void {
+  console.log(
+    `simulated day, ${SAMPLE} clusters: ${CHECKS_PER_DAY} sweeps, 1 spec change (node count) and 1 out-of-band drift; ` +
+      `local sweep time ${fmt.ms(sweepLocalMs)} per run`,
+  );
+  console.log(
+    `  measured: EKS ${fmt.int(day.eksCalls)} requests (${fmt.int(sweepEks)} by the sweep = ${fmt.num(sweepEks / CHECKS_PER_DAY / SAMPLE)} per cluster-check), ` +
+      `${fmt.int(day.transitions)} state transitions, step invocations ${JSON.stringify(Object.fromEntries(Object.entries(day.invocations).filter(([k]) => k in STEP_MEMORY)))}, ` +
+      `${fmt.int(streamRecords)} stream records, DynamoDB ${fmt.num(day.readUnits, 1)} RRU (scan ${fmt.num(scanPerRecord, 3)} per record per sweep) and ${fmt.num(day.writeUnits, 0)} WRU`,
+  );
+}
 
-    printMonth(day, perCheck, sweepEks, scanPerRecord, sweepCpuMs / CHECKS_PER_DAY);
+/** The naive design: every check is an execution, even when nothing changed. Returns one check's counts. */
+async function measureNaiveCheck(b: Bench): Promise<Counts> {
+  const { cp, m, fleet } = b;
+  const naive = empty();
+  const naiveFrom = b.reset();
+  const CHECKS = 3;
+  for (let k = 0; k < CHECKS; k++) {
+    b.tick();
+    for (const f of fleet) await reconcileNow({ id: f.id });
+    await cp.settle();
+    naive.transitions += b.newTransitions();
+  }
+  addSteps(naive, naiveFrom);
+  const checks = CHECKS * SAMPLE;
+  const perCheck: Counts = {
+    invocations: Object.fromEntries(Object.entries(naive.invocations).map(([k, v]) => [k, v / checks])),
+    gbSeconds: naive.gbSeconds / checks,
+    transitions: naive.transitions / checks,
+    readUnits: m.meter.readUnits / checks,
+    writeUnits: m.meter.writeUnits / checks,
+    eksCalls: m.eks.requests.length / checks,
+  };
+  console.log(
+    `naive check, measured over ${checks} executions on converged clusters: ${fmt.num(perCheck.transitions, 1)} transitions, ` +
+      `${fmt.num(
+        Object.values(perCheck.invocations).reduce((a, b) => a + b, 0),
+        1,
+      )} Lambda invocations, ` +
+      `${fmt.num(perCheck.readUnits, 1)} RRU, ${fmt.num(perCheck.writeUnits, 1)} WRU, ${fmt.num(perCheck.eksCalls, 1)} EKS calls`,
+  );
+  return perCheck;
+}
+
+async function main(): Promise<void> {
+  section('Cost model: a simulated day, priced per month, beside one execution per cluster per check');
+  const clock = { ms: Date.now() };
+  const { cp, m } = await startBench({ now: () => new Date(clock.ms) });
+  try {
+    const fleet = members('cost', 0, SAMPLE);
+    await converge(cp, m, fleet);
+    const bench = openBench(cp, m, fleet, clock);
+    const day = await simulateDay(bench);
+    printDay(day);
+    const perCheck = await measureNaiveCheck(bench);
+    printMonth(day, perCheck);
   } finally {
     await cp.stop();
   }
@@ -209,108 +265,79 @@ function sweepSeconds(n: number, callsPerCluster: number, localMs: number): numb
   return Math.max((perRegion * callsPerCluster) / SWEEP.callsPerSecond, (localMs / 1000) * (n / SAMPLE));
 }
 
-function printMonth(
-  day: Counts,
-  perCheck: Counts,
-  sweepEks: number,
-  scanPerRecord: number,
-  sweepLocalMs: number,
-): void {
-  const callsPerCluster = sweepEks / CHECKS_PER_DAY / SAMPLE;
+const sweepCallsPerCluster = (d: Day) => d.sweepEks / CHECKS_PER_DAY / SAMPLE;
+
+/** CloudOrch's month for a fleet of n: the day's work scales with n, the sweep's scan with n per sweep. */
+function oursPerMonth(n: number, d: Day): Counts {
+  const day = d.counts;
+  const k = (n / SAMPLE) * DAYS;
+  const stepInvocations = Object.entries(day.invocations).reduce((a, [, v]) => a + v, 0);
+  const sweepS = sweepSeconds(n, sweepCallsPerCluster(d), d.sweepLocalMs);
+  return {
+    invocations: { all: stepInvocations * k + CHECKS_PER_DAY * DAYS },
+    gbSeconds: day.gbSeconds * k + SWEEP.memoryGb * sweepS * CHECKS_PER_DAY * DAYS,
+    transitions: day.transitions * k,
+    readUnits:
+      (day.readUnits - d.scanPerRecord * SAMPLE * CHECKS_PER_DAY) * k +
+      d.scanPerRecord * n * CHECKS_PER_DAY * DAYS,
+    writeUnits: day.writeUnits * k,
+    eksCalls: day.eksCalls * k,
+  };
+}
+
+/** The naive month: the same changes and drift corrections, plus one full execution per check instead of the sweep. */
+function naivePerMonth(n: number, d: Day, perCheck: Counts): Counts {
+  const checks = n * CHECKS_PER_DAY * DAYS;
+  const o = oursPerMonth(n, d);
+  const k = (n / SAMPLE) * DAYS;
+  const changeWork = (x: number, sweepPart: number) => x - sweepPart;
+  return {
+    invocations: {
+      all:
+        Object.values(perCheck.invocations).reduce((a, b) => a + b, 0) * checks +
+        (o.invocations.all ?? 0) -
+        CHECKS_PER_DAY * DAYS,
+    },
+    gbSeconds: perCheck.gbSeconds * checks + d.counts.gbSeconds * k,
+    transitions: perCheck.transitions * checks + o.transitions,
+    readUnits:
+      perCheck.readUnits * checks + changeWork(o.readUnits, d.scanPerRecord * n * CHECKS_PER_DAY * DAYS),
+    writeUnits: perCheck.writeUnits * checks + o.writeUnits,
+    eksCalls: perCheck.eksCalls * checks + o.eksCalls - sweepCallsPerCluster(d) * checks,
+  };
+}
+
+const invocationsOf = (c: Counts) => Object.values(c.invocations).reduce((a, b) => a + b, 0);
+const big = (x: number) =>
+  x >= 1e6 ? `${fmt.num(x / 1e6, 1)}M` : x >= 1e3 ? `${fmt.num(x / 1e3, 1)}k` : fmt.int(x);
+
+/** The month table's rows: a label, the figure read from a month's counts, how it is shown. */
+const MONTH_ROWS: readonly (readonly [string, (c: Counts) => number, (x: number) => string])[] = [
+  ['Lambda invocations', invocationsOf, big],
+  ['Lambda GB-seconds', (c) => c.gbSeconds, big],
+  ['state transitions', (c) => c.transitions, big],
+  ['DynamoDB read units', (c) => c.readUnits, big],
+  ['DynamoDB write units', (c) => c.writeUnits, big],
+  ['EKS API calls', (c) => c.eksCalls, big],
+  ['Lambda requests $', (c) => invocationsOf(c) * PRICE.lambdaRequest, fmt.usd],
+  ['Lambda duration $', (c) => c.gbSeconds * PRICE.lambdaGbSecond, fmt.usd],
+  ['Step Functions $', (c) => c.transitions * PRICE.transition, fmt.usd],
+  ['DynamoDB $', (c) => c.readUnits * PRICE.readUnit + c.writeUnits * PRICE.writeUnit, fmt.usd],
+  ['total (usage) $', monthly, fmt.usd],
+];
+
+function printMonth(d: Day, perCheck: Counts): void {
+  const both = FLEETS.map((n) => ({ o: oursPerMonth(n, d), v: naivePerMonth(n, d, perCheck) }));
   const rows = [['per month', ...FLEETS.map((n) => `${fmt.int(n)}`)]];
-  const line = (label: string, f: (n: number) => string) => rows.push([label, ...FLEETS.map(f)]);
-  const ours = (n: number): Counts => {
-    const k = (n / SAMPLE) * DAYS;
-    const stepInvocations = Object.entries(day.invocations).reduce((a, [, v]) => a + v, 0);
-    const sweepS = sweepSeconds(n, callsPerCluster, sweepLocalMs);
-    return {
-      invocations: { all: stepInvocations * k + CHECKS_PER_DAY * DAYS },
-      gbSeconds: day.gbSeconds * k + SWEEP.memoryGb * sweepS * CHECKS_PER_DAY * DAYS,
-      transitions: day.transitions * k,
-      readUnits:
-        (day.readUnits - scanPerRecord * SAMPLE * CHECKS_PER_DAY) * k +
-        scanPerRecord * n * CHECKS_PER_DAY * DAYS,
-      writeUnits: day.writeUnits * k,
-      eksCalls: day.eksCalls * k,
-    };
-  };
-  const naive = (n: number): Counts => {
-    const checks = n * CHECKS_PER_DAY * DAYS;
-    const o = ours(n);
-    const k = (n / SAMPLE) * DAYS;
-    // The same changes and drift corrections, plus one full execution per check instead of the sweep.
-    const changeWork = (x: number, sweepPart: number) => x - sweepPart;
-    return {
-      invocations: {
-        all:
-          Object.values(perCheck.invocations).reduce((a, b) => a + b, 0) * checks +
-          (o.invocations.all ?? 0) -
-          CHECKS_PER_DAY * DAYS,
-      },
-      gbSeconds: perCheck.gbSeconds * checks + day.gbSeconds * k,
-      transitions: perCheck.transitions * checks + o.transitions,
-      readUnits:
-        perCheck.readUnits * checks + changeWork(o.readUnits, scanPerRecord * n * CHECKS_PER_DAY * DAYS),
-      writeUnits: perCheck.writeUnits * checks + o.writeUnits,
-      eksCalls: perCheck.eksCalls * checks + o.eksCalls - callsPerCluster * checks,
-    };
-  };
-  const both = FLEETS.map((n) => ({ o: ours(n), v: naive(n) }));
-  const pair = (f: (c: Counts) => number, show: (x: number) => string) => (n: number) => {
-    const b = both[FLEETS.indexOf(n)]!;
-    return `${show(f(b.o))} | ${show(f(b.v))}`;
-  };
-  const inv = (c: Counts) => Object.values(c.invocations).reduce((a, b) => a + b, 0);
-  const big = (x: number) =>
-    x >= 1e6 ? `${fmt.num(x / 1e6, 1)}M` : x >= 1e3 ? `${fmt.num(x / 1e3, 1)}k` : fmt.int(x);
+  for (const [label, f, show] of MONTH_ROWS)
+    rows.push([label, ...both.map((b) => `${show(f(b.o))} | ${show(f(b.v))}`)]);
+  rows.push(['naive / CloudOrch', ...both.map((b) => `${fmt.num(monthly(b.v) / monthly(b.o), 1)}x`)]);
   console.log('\nper month (30 simulated days), CloudOrch | naive, computed from the measured counts:');
-  line('Lambda invocations', pair(inv, big));
-  line(
-    'Lambda GB-seconds',
-    pair((c) => c.gbSeconds, big),
-  );
-  line(
-    'state transitions',
-    pair((c) => c.transitions, big),
-  );
-  line(
-    'DynamoDB read units',
-    pair((c) => c.readUnits, big),
-  );
-  line(
-    'DynamoDB write units',
-    pair((c) => c.writeUnits, big),
-  );
-  line(
-    'EKS API calls',
-    pair((c) => c.eksCalls, big),
-  );
-  line(
-    'Lambda requests $',
-    pair((c) => inv(c) * PRICE.lambdaRequest, fmt.usd),
-  );
-  line(
-    'Lambda duration $',
-    pair((c) => c.gbSeconds * PRICE.lambdaGbSecond, fmt.usd),
-  );
-  line(
-    'Step Functions $',
-    pair((c) => c.transitions * PRICE.transition, fmt.usd),
-  );
-  line(
-    'DynamoDB $',
-    pair((c) => c.readUnits * PRICE.readUnit + c.writeUnits * PRICE.writeUnit, fmt.usd),
-  );
-  line('total (usage) $', pair(monthly, fmt.usd));
-  line('naive / CloudOrch', (n) => {
-    const b = both[FLEETS.indexOf(n)]!;
-    return `${fmt.num(monthly(b.v) / monthly(b.o), 1)}x`;
-  });
   console.log(table(rows));
   console.log(
     `sweep run length at the deployed ${SWEEP.callsPerSecond} EKS calls/s per region (computed): ` +
       FLEETS.map(
-        (n) => `${fmt.int(n)}: ${fmt.num(sweepSeconds(n, callsPerCluster, sweepLocalMs), 0)} s`,
+        (n) => `${fmt.int(n)}: ${fmt.num(sweepSeconds(n, sweepCallsPerCluster(d), d.sweepLocalMs), 0)} s`,
       ).join(', ') +
       ` (one region holds at most ${(SWEEP.callsPerSecond * SWEEP.periodS) / OBSERVE_CALLS} clusters checked every 5 minutes)`,
   );
