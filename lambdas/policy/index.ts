@@ -1,6 +1,6 @@
 /**
- * The policy layer: the WASM engine, its bundle sources, and the process-wide engine the Lambdas and
- * the bridge share. Configuration (environment):
+ * The policy layer: the WASM engine, its bundle sources, and the engine a function's environment
+ * configures (the composition root builds one per process). Configuration (environment):
  * - `CLOUDORCH_POLICY_BUNDLE_S3=s3://bucket/key` in AWS, or
  * - `CLOUDORCH_POLICY_BUNDLE_FILE=path/to/bundle.tar.gz` in local mode;
  * - `CLOUDORCH_POLICY_RELOAD_SECONDS` (default 60): how often the source is checked for a new bundle.
@@ -38,18 +38,4 @@ export function policyEngineFromEnv(env: NodeJS.ProcessEnv = process.env): Polic
   // A malformed interval falls back to the default rather than to "never" or "always".
   const reloadIntervalMs = (Number.isFinite(seconds) && seconds >= 0 ? seconds : fallback) * 1000;
   return new PolicyEngine({ source: bundleSourceFromEnv(env), reloadIntervalMs });
-}
-
-let shared: PolicyEngine | undefined;
-
-/**
- * The engine for this process, created from the environment on first use and reused by every
- * invocation (Lambda containers keep it warm).
- *
- * @example
- * const decision = await getPolicyEngine().decide(buildPolicyInput({ desired, observation, plan, estimate, now }));
- */
-export function getPolicyEngine(): PolicyEngine {
-  shared ??= policyEngineFromEnv();
-  return shared;
 }
