@@ -1,6 +1,7 @@
 /**
  * Every Lambda CloudOrch deploys, with the capabilities its job needs and nothing more. The CDK
- * stack grants exactly these (and a test fails if a function gets more), so this is the one place
+ * stack grants exactly these (and a test fails if a function gets more), and the composition root
+ * (handlers/compose.ts) gives each function exactly the clients they name, so this is the one place
  * that says who may do what.
  */
 import type { StepFunctionKey } from '../statemachine/definition.js';
