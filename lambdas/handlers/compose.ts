@@ -2,8 +2,10 @@
  * The one composition root. For a function it builds the clients its catalog capabilities name (the
  * store for table access, the EKS provider for eks:*, the policy engine for policy:read, Step
  * Functions for sfn:*) and nothing else, plus its configuration from the environment and a clock.
- * Lambda entries compose their own function from `process.env`; `cloudorch dev` composes every client
- * from its own environment and the endpoints of its local servers: nothing else differs.
+ * Lambda entries compose their own function from `process.env`; `cloudorch dev`, one process hosting
+ * every function, composes every client from the environment the stack would set and the endpoints
+ * of its local servers (retry delays scaled to the simulator, and the change feed's tap on the store's
+ * client, are the only other local differences).
  *
  * The makers (clients/*.ts) are handed in by the caller instead of imported here, so that a
  * function's bundle holds only the SDK clients it uses.
@@ -17,7 +19,6 @@ import {
   type ClientSlot,
   type Clients,
   DEFAULT_CONFIG,
-  type DepsOf,
   type PipelineConfig,
   type SlotOf,
   setDepsFactory,
@@ -108,5 +109,5 @@ export function composeFunction<K extends FunctionKey>(key: K, makers: MakersOf<
   const want = slotsOf(key).sort().join();
   const given = Object.keys(makers).sort().join();
   if (want !== given) throw new Error(`${key} needs clients [${want}], its entry gives [${given}]`);
-  setDepsFactory(key, () => compose(makers, { env: process.env }).deps as DepsOf<K>);
+  setDepsFactory(key, () => compose(makers, { env: process.env }).deps);
 }

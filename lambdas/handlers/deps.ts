@@ -129,7 +129,7 @@ export function deps(): Deps {
 }
 
 /** A Lambda entry registers how its function's deps are built; they are built on first use. */
-export function setDepsFactory<K extends FunctionKey>(key: K, f: () => DepsOf<K>): void {
+export function setDepsFactory(key: FunctionKey, f: () => BaseDeps & Partial<Clients>): void {
   factories.set(key, f);
   built.delete(key);
 }
