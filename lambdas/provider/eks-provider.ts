@@ -13,7 +13,7 @@
  * - Every error leaves as one of the core's classes (`classifyAwsError`).
  *
  * @example
- * const provider = new EksProvider({ defaults: defaultsFromEnv() });       // AWS, default credentials
+ * const provider = new EksProvider();                                      // AWS, default credentials
  * const local = new EksProvider({ endpoint: sim.url, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
  * const obs = await provider.observe({ clusterName: 'dev', region: 'eu-west-1' });
  */
@@ -30,7 +30,7 @@ import {
 } from '@aws-sdk/client-eks';
 import { classifyAwsError, NotFoundError, PermanentError } from '../core/errors.js';
 import type { Observation } from '../core/observation.js';
-import type { MutatingOperation, PlanDefaults } from '../core/plan/types.js';
+import type { MutatingOperation } from '../core/plan/types.js';
 import type {
   ApplyResult,
   ClusterProvider,
@@ -64,9 +64,8 @@ export function observeCallBound(nodegroups: number, tracked: number): number {
   return 1 + OBSERVE_LIMITS.maxNodegroupPages + nodegroups + tracked + discovery;
 }
 
+/** No deployment defaults here: the planner resolves them into the operations it plans. */
 export interface EksProviderOptions extends EksClientOptions {
-  /** Deployment configuration used by creates when the spec leaves role or subnets open. */
-  readonly defaults?: PlanDefaults;
   /** The role to assume in the target account. */
   readonly assumeRoleArn?: string;
   /** A shared client cache (one per process); by default the provider owns one. */
@@ -93,12 +92,10 @@ async function unlessGone<T>(fn: () => Promise<T>): Promise<T | undefined> {
 
 export class EksProvider implements ClusterProvider {
   readonly clients: EksClients;
-  private readonly defaults: PlanDefaults;
   private readonly roleArn: string | undefined;
 
   constructor(opts: EksProviderOptions = {}) {
     this.clients = opts.clients ?? new EksClients(opts);
-    this.defaults = opts.defaults ?? {};
     this.roleArn = opts.assumeRoleArn;
   }
 
@@ -134,7 +131,7 @@ export class EksProvider implements ClusterProvider {
   }
 
   async apply(op: MutatingOperation): Promise<ApplyResult> {
-    return call(() => applyOperation(this.client(op.region), op, this.defaults));
+    return call(() => applyOperation(this.client(op.region), op));
   }
 
   private async listNodegroups(client: EKSClient, clusterName: string): Promise<string[]> {

@@ -2,7 +2,8 @@
  * Each planned operation is exactly one EKS call. Create and update calls carry the operation's
  * deterministic `clientRequestToken`. Before sending, the provider refuses what EKS must never receive
  * from CloudOrch: an empty or no-op update, a create without the ownership tag, a create missing its
- * role or subnets. Results carry only what the response says.
+ * role or subnets. The planner resolves roles and subnets (spec, then deployment defaults); the
+ * provider only asserts they are there, never fills them in. Results carry only what the response says.
  */
 import {
   type AMITypes,
@@ -19,7 +20,7 @@ import {
 } from '@aws-sdk/client-eks';
 import { PermanentError } from '../core/errors.js';
 import { OWNER_TAG } from '../core/ownership.js';
-import type { MutatingOperation, PlanDefaults } from '../core/plan/types.js';
+import type { MutatingOperation } from '../core/plan/types.js';
 import type { ApplyResult } from '../core/provider.js';
 import { DEFAULTS_ENV } from './defaults.js';
 import { required } from './to-observation.js';
@@ -29,8 +30,6 @@ export class ProviderRefusedError extends PermanentError {
     super(message, { code: 'ProviderRefused', remediation });
   }
 }
-
-export { DEFAULTS_ENV, defaultsFromEnv, list } from './defaults.js';
 
 /**
  * AMI type from the instance family: Graviton families (a `g` after the generation digit, e.g. m7g,
@@ -60,142 +59,146 @@ function updateResult(
   return { kind, updateId: required(u.id, 'update.id'), ...(u.status ? { status: u.status } : {}) };
 }
 
-/** Sends the one EKS call for `op`. Errors propagate unclassified; the provider classifies them. */
-export async function applyOperation(
-  client: EKSClient,
-  op: MutatingOperation,
-  defaults: PlanDefaults,
-): Promise<ApplyResult> {
-  const { kind } = op;
-  switch (op.kind) {
-    case 'CreateCluster': {
-      const roleArn = op.roleArn ?? defaults.clusterRoleArn;
-      const subnetIds = op.subnetIds.length > 0 ? op.subnetIds : (defaults.subnetIds ?? []);
-      const securityGroupIds =
-        op.securityGroupIds.length > 0 ? op.securityGroupIds : (defaults.securityGroupIds ?? []);
-      if (!roleArn || subnetIds.length < 2) {
-        throw new ProviderRefusedError(
-          `cannot create cluster ${op.clusterName}: ${roleArn ? 'fewer than two subnets' : 'no cluster role'}`,
-          `Set spec.clusterRoleArn and spec.network.subnetIds, or ${DEFAULTS_ENV.clusterRoleArn} and ${DEFAULTS_ENV.subnetIds}.`,
-        );
-      }
-      if (!op.tags[OWNER_TAG]) {
-        throw new ProviderRefusedError(
-          `refusing to create cluster ${op.clusterName} without the ownership tag ${OWNER_TAG}`,
-          'This is a planner bug: every cluster CloudOrch creates carries its ownership tag.',
-        );
-      }
-      const out = await client.send(
-        new CreateClusterCommand({
-          name: op.clusterName,
-          version: op.version,
-          roleArn,
-          resourcesVpcConfig: { subnetIds: [...subnetIds], securityGroupIds: [...securityGroupIds] },
-          tags: { ...op.tags },
-          clientRequestToken: op.clientRequestToken,
-        }),
-      );
-      const c = required(out.cluster, 'cluster');
-      return { kind, arn: required(c.arn, 'cluster.arn'), ...(c.status ? { status: c.status } : {}) };
-    }
-    case 'CreateNodegroup': {
-      const nodeRole = op.nodeRoleArn ?? defaults.nodeRoleArn;
-      const subnets = op.subnetIds.length > 0 ? op.subnetIds : (defaults.subnetIds ?? []);
-      if (!nodeRole || subnets.length === 0) {
-        throw new ProviderRefusedError(
-          `cannot create node group ${op.nodegroupName}: ${nodeRole ? 'no subnets' : 'no node role'}`,
-          `Set spec.nodeRoleArn, or deploy CloudOrch with ${DEFAULTS_ENV.nodeRoleArn}.`,
-        );
-      }
-      const out = await client.send(
-        new CreateNodegroupCommand({
-          clusterName: op.clusterName,
-          nodegroupName: op.nodegroupName,
-          version: op.version,
-          instanceTypes: [op.instanceType],
-          amiType: amiTypeFor(op.instanceType),
-          capacityType: op.capacityType,
-          scalingConfig: { ...op.scaling },
-          nodeRole,
-          subnets: [...subnets],
-          tags: { ...op.tags },
-          clientRequestToken: op.clientRequestToken,
-        }),
-      );
-      const ng = required(out.nodegroup, 'nodegroup');
-      return {
-        kind,
-        arn: required(ng.nodegroupArn, 'nodegroup.nodegroupArn'),
-        ...(ng.status ? { status: ng.status } : {}),
-      };
-    }
-    case 'UpdateClusterVersion': {
-      refuseEmpty('cluster version update', op.toVersion === op.fromVersion);
-      const out = await client.send(
-        new UpdateClusterVersionCommand({
-          name: op.clusterName,
-          version: op.toVersion,
-          clientRequestToken: op.clientRequestToken,
-        }),
-      );
-      return updateResult(kind, out.update);
-    }
-    case 'UpdateNodegroupVersion': {
-      refuseEmpty('node group version update', op.toVersion === op.fromVersion);
-      const out = await client.send(
-        new UpdateNodegroupVersionCommand({
-          clusterName: op.clusterName,
-          nodegroupName: op.nodegroupName,
-          version: op.toVersion,
-          clientRequestToken: op.clientRequestToken,
-        }),
-      );
-      return updateResult(kind, out.update);
-    }
-    case 'UpdateNodegroupScaling': {
-      const keys = (['minSize', 'maxSize', 'desiredSize'] as const).filter(
-        (k) => op.scaling[k] !== undefined,
-      );
-      refuseEmpty(
-        'scaling update',
-        keys.every((k) => op.scaling[k] === op.from[k]),
-      );
-      const out = await client.send(
-        new UpdateNodegroupConfigCommand({
-          clusterName: op.clusterName,
-          nodegroupName: op.nodegroupName,
-          scalingConfig: Object.fromEntries(keys.map((k) => [k, op.scaling[k]])),
-          clientRequestToken: op.clientRequestToken,
-        }),
-      );
-      return updateResult(kind, out.update);
-    }
-    case 'TagResource':
-      refuseEmpty('tag request', Object.keys(op.tags).length === 0);
-      await client.send(new TagResourceCommand({ resourceArn: op.resourceArn, tags: { ...op.tags } }));
-      return { kind };
-    case 'UntagResource':
-      refuseEmpty('untag request', op.tagKeys.length === 0);
-      await client.send(new UntagResourceCommand({ resourceArn: op.resourceArn, tagKeys: [...op.tagKeys] }));
-      return { kind };
-    case 'DeleteNodegroup': {
-      const out = await client.send(
-        new DeleteNodegroupCommand({ clusterName: op.clusterName, nodegroupName: op.nodegroupName }),
-      );
-      const status = out.nodegroup?.status;
-      return { kind, ...(status ? { status } : {}) };
-    }
-    case 'DeleteCluster': {
-      const out = await client.send(new DeleteClusterCommand({ name: op.clusterName }));
-      const status = out.cluster?.status;
-      return { kind, ...(status ? { status } : {}) };
-    }
-    default: {
-      const unknown: never = op;
-      throw new ProviderRefusedError(
-        `the EKS provider does not implement operation ${(unknown as { kind?: unknown }).kind}`,
-        'This is a CloudOrch bug: the planner produced an operation the provider cannot apply.',
-      );
-    }
+type Op<K extends MutatingOperation['kind']> = Extract<MutatingOperation, { kind: K }>;
+type Sender<K extends MutatingOperation['kind']> = (client: EKSClient, op: Op<K>) => Promise<ApplyResult>;
+
+async function createCluster(client: EKSClient, op: Op<'CreateCluster'>): Promise<ApplyResult> {
+  const { roleArn, subnetIds, securityGroupIds } = op;
+  if (!roleArn || subnetIds.length < 2) {
+    throw new ProviderRefusedError(
+      `cannot create cluster ${op.clusterName}: ${roleArn ? 'fewer than two subnets' : 'no cluster role'}`,
+      `Set spec.clusterRoleArn and spec.network.subnetIds, or ${DEFAULTS_ENV.clusterRoleArn} and ${DEFAULTS_ENV.subnetIds}.`,
+    );
   }
+  if (!op.tags[OWNER_TAG]) {
+    throw new ProviderRefusedError(
+      `refusing to create cluster ${op.clusterName} without the ownership tag ${OWNER_TAG}`,
+      'This is a planner bug: every cluster CloudOrch creates carries its ownership tag.',
+    );
+  }
+  const out = await client.send(
+    new CreateClusterCommand({
+      name: op.clusterName,
+      version: op.version,
+      roleArn,
+      resourcesVpcConfig: { subnetIds: [...subnetIds], securityGroupIds: [...securityGroupIds] },
+      tags: { ...op.tags },
+      clientRequestToken: op.clientRequestToken,
+    }),
+  );
+  const c = required(out.cluster, 'cluster');
+  return { kind: op.kind, arn: required(c.arn, 'cluster.arn'), ...(c.status ? { status: c.status } : {}) };
+}
+
+async function createNodegroup(client: EKSClient, op: Op<'CreateNodegroup'>): Promise<ApplyResult> {
+  const { nodeRoleArn: nodeRole, subnetIds: subnets } = op;
+  if (!nodeRole || subnets.length === 0) {
+    throw new ProviderRefusedError(
+      `cannot create node group ${op.nodegroupName}: ${nodeRole ? 'no subnets' : 'no node role'}`,
+      `Set spec.nodeRoleArn and spec.network.subnetIds, or deploy CloudOrch with ${DEFAULTS_ENV.nodeRoleArn} and ${DEFAULTS_ENV.subnetIds}.`,
+    );
+  }
+  const out = await client.send(
+    new CreateNodegroupCommand({
+      clusterName: op.clusterName,
+      nodegroupName: op.nodegroupName,
+      version: op.version,
+      instanceTypes: [op.instanceType],
+      amiType: amiTypeFor(op.instanceType),
+      capacityType: op.capacityType,
+      scalingConfig: { ...op.scaling },
+      nodeRole,
+      subnets: [...subnets],
+      tags: { ...op.tags },
+      clientRequestToken: op.clientRequestToken,
+    }),
+  );
+  const ng = required(out.nodegroup, 'nodegroup');
+  return {
+    kind: op.kind,
+    arn: required(ng.nodegroupArn, 'nodegroup.nodegroupArn'),
+    ...(ng.status ? { status: ng.status } : {}),
+  };
+}
+
+async function updateScaling(client: EKSClient, op: Op<'UpdateNodegroupScaling'>): Promise<ApplyResult> {
+  const keys = (['minSize', 'maxSize', 'desiredSize'] as const).filter((k) => op.scaling[k] !== undefined);
+  refuseEmpty(
+    'scaling update',
+    keys.every((k) => op.scaling[k] === op.from[k]),
+  );
+  const out = await client.send(
+    new UpdateNodegroupConfigCommand({
+      clusterName: op.clusterName,
+      nodegroupName: op.nodegroupName,
+      scalingConfig: Object.fromEntries(keys.map((k) => [k, op.scaling[k]])),
+      clientRequestToken: op.clientRequestToken,
+    }),
+  );
+  return updateResult(op.kind, out.update);
+}
+
+/** One sender per operation kind: a kind without one fails the type-check. */
+const SEND: { readonly [K in MutatingOperation['kind']]: Sender<K> } = {
+  CreateCluster: createCluster,
+  CreateNodegroup: createNodegroup,
+  UpdateClusterVersion: async (client, op) => {
+    refuseEmpty('cluster version update', op.toVersion === op.fromVersion);
+    const out = await client.send(
+      new UpdateClusterVersionCommand({
+        name: op.clusterName,
+        version: op.toVersion,
+        clientRequestToken: op.clientRequestToken,
+      }),
+    );
+    return updateResult(op.kind, out.update);
+  },
+  UpdateNodegroupVersion: async (client, op) => {
+    refuseEmpty('node group version update', op.toVersion === op.fromVersion);
+    const out = await client.send(
+      new UpdateNodegroupVersionCommand({
+        clusterName: op.clusterName,
+        nodegroupName: op.nodegroupName,
+        version: op.toVersion,
+        clientRequestToken: op.clientRequestToken,
+      }),
+    );
+    return updateResult(op.kind, out.update);
+  },
+  UpdateNodegroupScaling: updateScaling,
+  TagResource: async (client, op) => {
+    refuseEmpty('tag request', Object.keys(op.tags).length === 0);
+    await client.send(new TagResourceCommand({ resourceArn: op.resourceArn, tags: { ...op.tags } }));
+    return { kind: op.kind };
+  },
+  UntagResource: async (client, op) => {
+    refuseEmpty('untag request', op.tagKeys.length === 0);
+    await client.send(new UntagResourceCommand({ resourceArn: op.resourceArn, tagKeys: [...op.tagKeys] }));
+    return { kind: op.kind };
+  },
+  DeleteNodegroup: async (client, op) => {
+    const out = await client.send(
+      new DeleteNodegroupCommand({ clusterName: op.clusterName, nodegroupName: op.nodegroupName }),
+    );
+    const status = out.nodegroup?.status;
+    return { kind: op.kind, ...(status ? { status } : {}) };
+  },
+  DeleteCluster: async (client, op) => {
+    const out = await client.send(new DeleteClusterCommand({ name: op.clusterName }));
+    const status = out.cluster?.status;
+    return { kind: op.kind, ...(status ? { status } : {}) };
+  },
+};
+
+/** Sends the one EKS call for `op`. Errors propagate unclassified; the provider classifies them. */
+export async function applyOperation(client: EKSClient, op: MutatingOperation): Promise<ApplyResult> {
+  // Operations arrive as JSON from the state machine: a kind the types rule out can still come.
+  const send = Object.hasOwn(SEND, op.kind) ? (SEND[op.kind] as Sender<typeof op.kind>) : undefined;
+  if (!send) {
+    throw new ProviderRefusedError(
+      `the EKS provider does not implement operation ${String(op.kind)}`,
+      'This is a CloudOrch bug: the planner produced an operation the provider cannot apply.',
+    );
+  }
+  return send(client, op);
 }

@@ -17,8 +17,8 @@ import {
   PolicyEngine,
   policyEngineFromEnv,
 } from '../../lambdas/policy/index.js';
+import { defaultsFromEnv } from '../../lambdas/provider/defaults.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
-import { defaultsFromEnv } from '../../lambdas/provider/ops.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { ensurePolicyBundle } from '../../policies/build.js';
 import { devStatePath, readDevState } from '../dev/state-file.js';
@@ -79,7 +79,7 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
             // Asking about an execution needs no state machine ARN: the execution's own is enough.
             status: sfnStarter(sfn, undefined).status,
           },
-      provider: new EksProvider({ defaults: defaultsFromEnv() }),
+      provider: new EksProvider(),
       defaults: defaultsFromEnv(),
       // The deployed bundle when its location is given, else the policies of this checkout.
       policy: async () =>
@@ -114,7 +114,6 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
     provider: new EksProvider({
       endpoint: state.endpoints.eks,
       credentials: LOCAL_CREDENTIALS,
-      defaults: LOCAL_DEFAULTS,
     }),
     defaults: LOCAL_DEFAULTS,
     sim: new SimAdminClient(state.endpoints.eks, state.region),

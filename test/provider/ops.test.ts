@@ -1,6 +1,7 @@
 /**
  * What the provider refuses to send, and the request it builds for each operation: one call per
- * operation, the operation's token on the wire, and deployment defaults where the spec is silent.
+ * operation, the operation's token on the wire, and exactly the roles and subnets the planner
+ * resolved (the provider fills in no defaults of its own).
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,13 +68,7 @@ describe('the provider sends one call per operation', () => {
   let provider: EksProvider;
   beforeAll(async () => {
     rec = await startRecorder();
-    provider = providerFor(rec.url, {
-      defaults: {
-        clusterRoleArn: 'arn:aws:iam::000000000000:role/default',
-        subnetIds: ['subnet-d1', 'subnet-d2'],
-        nodeRoleArn: 'arn:aws:iam::000000000000:role/node',
-      },
-    });
+    provider = providerFor(rec.url);
   });
   afterAll(async () => {
     provider.clients.destroy();
@@ -156,11 +151,18 @@ describe('the provider sends one call per operation', () => {
     expect(rec.seen[0]).toMatchObject({ method, path, body });
   });
 
-  it('CreateCluster falls back to deployment defaults for role and subnets', async () => {
-    await provider.apply({ ...createClusterOp(ACCOUNT), roleArn: undefined, subnetIds: [] });
+  it('CreateCluster and CreateNodegroup send the role, subnets and security groups the planner resolved', async () => {
+    const cluster = createClusterOp(ACCOUNT);
+    await provider.apply(cluster);
     expect(rec.seen[0]?.body).toMatchObject({
-      roleArn: 'arn:aws:iam::000000000000:role/default',
-      resourcesVpcConfig: { subnetIds: ['subnet-d1', 'subnet-d2'] },
+      roleArn: cluster.roleArn,
+      resourcesVpcConfig: { subnetIds: cluster.subnetIds, securityGroupIds: cluster.securityGroupIds },
+    });
+    const nodegroup = createNodegroupOp(ACCOUNT);
+    await provider.apply(nodegroup);
+    expect(rec.seen[1]?.body).toMatchObject({
+      nodeRole: nodegroup.nodeRoleArn,
+      subnets: nodegroup.subnetIds,
     });
   });
 
@@ -185,16 +187,17 @@ describe('the provider sends one call per operation', () => {
     expect(rec.seen).toHaveLength(0);
   });
 
-  it('refuses a create with no role or too few subnets anywhere', async () => {
-    const bare = providerFor(rec.url);
+  it('refuses a create the planner left without a role or subnets: it asserts, never fills in', async () => {
     for (const op of [
       { ...createClusterOp(ACCOUNT), roleArn: undefined },
       { ...createClusterOp(ACCOUNT), subnetIds: ['only-one'] },
       { ...createNodegroupOp(ACCOUNT), nodeRoleArn: undefined },
+      { ...createNodegroupOp(ACCOUNT), subnetIds: [] },
     ]) {
-      await expect(bare.apply(op)).rejects.toBeInstanceOf(ProviderRefusedError);
+      const err = await provider.apply(op).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ProviderRefusedError);
+      expect((err as ProviderRefusedError).remediation).toMatch(/spec\./);
     }
-    bare.clients.destroy();
     expect(rec.seen).toHaveLength(0);
     expect(createClusterOp(ACCOUNT).tags[OWNER_TAG]).toBeDefined();
   });
