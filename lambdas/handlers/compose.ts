@@ -11,6 +11,7 @@
  * function's bundle holds only the SDK clients it uses.
  */
 import { ENV } from '../config.js';
+import { InternalError, PermanentError } from '../core/errors.js';
 import type { FunctionKey } from '../functions/catalog.js';
 import { defaultsFromEnv, list } from '../provider/defaults.js';
 import type { RetryBudget } from '../provider/retry.js';
@@ -71,7 +72,10 @@ export function configFromEnv(env: Env): PipelineConfig {
 
 export function required(env: Env, name: string): string {
   const v = env[name];
-  if (!v) throw new Error(`${name} is not set`);
+  if (!v)
+    throw new PermanentError(`${name} is not set`, {
+      remediation: `Deploy the function with the CloudOrch stack, which sets ${name}.`,
+    });
   return v;
 }
 
@@ -108,6 +112,6 @@ export function compose<M extends Partial<Makers>>(makers: M, input: WiringInput
 export function composeFunction<K extends FunctionKey>(key: K, makers: MakersOf<K>): void {
   const want = slotsOf(key).sort().join();
   const given = Object.keys(makers).sort().join();
-  if (want !== given) throw new Error(`${key} needs clients [${want}], its entry gives [${given}]`);
+  if (want !== given) throw new InternalError(`${key} needs clients [${want}], its entry gives [${given}]`);
   setDepsFactory(key, () => compose(makers, { env: process.env }).deps);
 }

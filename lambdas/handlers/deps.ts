@@ -5,6 +5,7 @@
  * `depsOf(key)` and never construct a client themselves.
  */
 
+import { InternalError } from '../core/errors.js';
 import type { PlanDefaults } from '../core/plan/types.js';
 import type { PolicyDecision, PolicyInput } from '../core/policy-input.js';
 import type { ClusterProvider } from '../core/provider.js';
@@ -124,7 +125,7 @@ export function setDeps(d: Deps | undefined): void {
 
 /** What such a process installed, every client included; handlers read theirs with `depsOf`. */
 export function deps(): Deps {
-  if (!shared) throw new Error('no dependencies were installed for every function (setDeps)');
+  if (!shared) throw new InternalError('no dependencies were installed for every function (setDeps)');
   return shared;
 }
 
@@ -136,7 +137,7 @@ export function setDepsFactory(key: FunctionKey, f: () => BaseDeps & Partial<Cli
 
 function buildFor(key: FunctionKey): Installed {
   const f = factories.get(key);
-  if (!f) throw new Error(`the ${key} function's dependencies were not configured`);
+  if (!f) throw new InternalError(`the ${key} function's dependencies were not configured`);
   const d = f();
   built.set(key, d);
   return d;
@@ -145,7 +146,8 @@ function buildFor(key: FunctionKey): Installed {
 export function depsOf<K extends FunctionKey>(key: K): DepsOf<K> {
   const d = shared ?? built.get(key) ?? buildFor(key);
   for (const slot of slotsOf(key)) {
-    if (d[slot] === undefined) throw new Error(`the ${key} function was composed without its ${slot}`);
+    if (d[slot] === undefined)
+      throw new InternalError(`the ${key} function was composed without its ${slot}`);
   }
   // Checked just above: every slot the key's capabilities name is present.
   return d as DepsOf<K>;

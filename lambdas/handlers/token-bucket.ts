@@ -2,6 +2,9 @@
  * A token bucket per key (the region): EKS's control-plane API throttles long before DynamoDB or
  * Lambda do, so the sweep never exceeds a configured EKS call rate.
  */
+import { ENV } from '../config.js';
+import { InternalError, PermanentError } from '../core/errors.js';
+
 export class TokenBucket {
   private tokens: number;
   private last: number;
@@ -12,7 +15,8 @@ export class TokenBucket {
     private readonly clock: () => number = () => Date.now(),
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {
-    if (ratePerSecond <= 0 || burst < 1) throw new RangeError('rate must be positive and burst at least 1');
+    if (ratePerSecond <= 0 || burst < 1)
+      throw new InternalError('rate must be positive and burst at least 1');
     this.tokens = burst;
     this.last = clock();
   }
@@ -25,7 +29,7 @@ export class TokenBucket {
 
   /** Waits until `n` tokens are available, then takes them. */
   async take(n = 1): Promise<void> {
-    if (n > this.burst) throw new RangeError(`cannot take ${n} tokens from a bucket of ${this.burst}`);
+    if (n > this.burst) throw new InternalError(`cannot take ${n} tokens from a bucket of ${this.burst}`);
     for (;;) {
       this.refill();
       if (this.tokens >= n) {
@@ -48,7 +52,9 @@ export function perSecondLimiter(
   sleep?: (ms: number) => Promise<void>,
 ): (key: string) => Promise<void> {
   if (!(perSecond >= 1))
-    throw new RangeError(`a rate limit needs at least 1 call per second, got ${perSecond}`);
+    throw new PermanentError(`a rate limit needs at least 1 call per second, got ${perSecond}`, {
+      remediation: `Set ${ENV.eksCallsPerSecond} (the stack's EKS call rate) to 1 or more.`,
+    });
   const rate = perSecond >= 2 ? perSecond - 1 : perSecond / 2;
   const buckets = new BucketsByKey(() => new TokenBucket(rate, 1, clock, sleep));
   return (key) => buckets.for(key).take(1);

@@ -6,11 +6,7 @@
 import { CloudOrchError, type CloudOrchErrorOptions } from '../core/errors.js';
 
 /** The policy layer's family; `cause` (what opa, S3 or the WebAssembly loader threw) is passed through. */
-export abstract class PolicyError extends CloudOrchError {
-  constructor(message: string, opts: Pick<CloudOrchErrorOptions, 'cause'> = {}) {
-    super(message, opts);
-  }
-}
+export abstract class PolicyError extends CloudOrchError {}
 
 /** Publishing a bundle that loads is the fix for every bundle problem; the engine keeps denying meanwhile. */
 const REBUILD =

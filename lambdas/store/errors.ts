@@ -7,11 +7,7 @@ import { REASON_HINT } from '../core/conditions.js';
 import { CloudOrchError, type CloudOrchErrorOptions } from '../core/errors.js';
 
 /** The store's family; `cause` (the failed DynamoDB call, when there was one) is passed through. */
-export abstract class StoreError extends CloudOrchError {
-  constructor(message: string, opts: Pick<CloudOrchErrorOptions, 'cause'> = {}) {
-    super(message, opts);
-  }
-}
+export abstract class StoreError extends CloudOrchError {}
 
 /** A conditional write lost to a concurrent writer: re-reading and writing again is the fix. */
 export class ConflictError extends StoreError {

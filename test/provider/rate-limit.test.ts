@@ -3,6 +3,7 @@
  * and a limiter that never admits more than its rate into any one-second window.
  */
 import { describe, expect, it } from 'vitest';
+import { PermanentError } from '../../lambdas/core/errors.js';
 import { perSecondLimiter } from '../../lambdas/handlers/token-bucket.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import { useSimulator } from '../eks-sim/support.js';
@@ -56,6 +57,6 @@ describe('perSecondLimiter', () => {
   });
 
   it('refuses a rate below one call per second', () => {
-    expect(() => perSecondLimiter(0.5)).toThrow(RangeError);
+    expect(() => perSecondLimiter(0.5)).toThrow(PermanentError);
   });
 });
