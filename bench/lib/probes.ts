@@ -13,6 +13,7 @@ import { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import type { StepFunctionKey } from '../../lambdas/statemachine/definition.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import type { ControlPlane } from '../../local/runtime/control-plane.js';
+import { feedWrites } from '../../local/store/write-tap.js';
 
 export const TABLE = 'cloudorch-desired-state';
 const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -230,7 +231,8 @@ export function meter(cp: ControlPlane): Metered {
   const ddb = new DynamoDBClient({ endpoint: cp.endpoints.dynamodb, ...LOCAL });
   const m = new DynamoMeter();
   m.attach(ddb);
-  const store = new DynamoDesiredStateStore({ client: ddb, tableName: TABLE, observer: cp.feed });
+  // The control plane's own store is tapped by the change feed (dynalite has no streams): so is this one.
+  const store = new DynamoDesiredStateStore({ client: feedWrites(ddb, cp.feed), tableName: TABLE });
   const deps: Deps = { ...cp.deps, store };
   setDeps(deps);
   const eks = new EksLog();
