@@ -42,8 +42,8 @@ export async function release(t: Table, id: string, owner: string, target?: Targ
     const current = await readItem(t, id);
     if (current) {
       if (current['deletionRequestedAt'] === undefined)
-        throw new ConflictError(`${id}: deletion was not requested`);
-      throw new LeaseLostError(`${id}: lease is not held by ${owner}`);
+        throw new ConflictError(`${id}: deletion was not requested`, { cause: err });
+      throw new LeaseLostError(`${id}: lease is not held by ${owner}`, { cause: err });
     }
     // Already released: a retried step must succeed, and still gives up the claim.
   }

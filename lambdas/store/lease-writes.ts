@@ -102,7 +102,8 @@ export async function asHolder<T>(
   try {
     return await write(heldBy(owner));
   } catch (err) {
-    if (isConditionFailure(err)) throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`);
+    if (isConditionFailure(err))
+      throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`, { cause: err });
     throw err;
   }
 }
