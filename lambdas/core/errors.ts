@@ -63,6 +63,19 @@ export class PermanentError extends ClassifiedError {
   readonly kind = 'Permanent';
 }
 
+/**
+ * The base of a domain error (store, policy, provider): its name, kind and remediation are fixed
+ * where the class is declared, so the class says only what differs (extra fields, its message).
+ * `cause` is passed through as for every CloudOrchError.
+ */
+export function domainError<N extends string, K extends ErrorKind>(name: N, kind: K, remediation: string) {
+  return class extends CloudOrchError {
+    override readonly name: N = name;
+    readonly kind: K = kind;
+    readonly remediation: string = remediation;
+  };
+}
+
 const REPORT_BUG =
   'This is a CloudOrch bug: report it with the execution history. The next sweep retries with backoff.';
 

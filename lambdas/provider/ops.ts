@@ -51,11 +51,17 @@ function refuseEmpty(what: string, empty: boolean): void {
   }
 }
 
-function updateResult(
+type UpdateOut = { update?: { id?: string | undefined; status?: string | undefined } | undefined };
+
+/** An update call: refused before sending when it changes nothing; the result is the update EKS started. */
+async function sendUpdate(
   kind: MutatingOperation['kind'],
-  update: { id?: string | undefined; status?: string | undefined } | undefined,
-): ApplyResult {
-  const u = required(update, 'update');
+  what: string,
+  noOp: boolean,
+  send: () => Promise<UpdateOut>,
+): Promise<ApplyResult> {
+  refuseEmpty(what, noOp);
+  const u = required((await send()).update, 'update');
   return { kind, updateId: required(u.id, 'update.id'), ...(u.status ? { status: u.status } : {}) };
 }
 
@@ -123,48 +129,44 @@ async function createNodegroup(client: EKSClient, op: Op<'CreateNodegroup'>): Pr
 
 async function updateScaling(client: EKSClient, op: Op<'UpdateNodegroupScaling'>): Promise<ApplyResult> {
   const keys = (['minSize', 'maxSize', 'desiredSize'] as const).filter((k) => op.scaling[k] !== undefined);
-  refuseEmpty(
-    'scaling update',
-    keys.every((k) => op.scaling[k] === op.from[k]),
+  const noOp = keys.every((k) => op.scaling[k] === op.from[k]);
+  return sendUpdate(op.kind, 'scaling update', noOp, () =>
+    client.send(
+      new UpdateNodegroupConfigCommand({
+        clusterName: op.clusterName,
+        nodegroupName: op.nodegroupName,
+        scalingConfig: Object.fromEntries(keys.map((k) => [k, op.scaling[k]])),
+        clientRequestToken: op.clientRequestToken,
+      }),
+    ),
   );
-  const out = await client.send(
-    new UpdateNodegroupConfigCommand({
-      clusterName: op.clusterName,
-      nodegroupName: op.nodegroupName,
-      scalingConfig: Object.fromEntries(keys.map((k) => [k, op.scaling[k]])),
-      clientRequestToken: op.clientRequestToken,
-    }),
-  );
-  return updateResult(op.kind, out.update);
 }
 
 /** One sender per operation kind: a kind without one fails the type-check. */
 const SEND: { readonly [K in MutatingOperation['kind']]: Sender<K> } = {
   CreateCluster: createCluster,
   CreateNodegroup: createNodegroup,
-  UpdateClusterVersion: async (client, op) => {
-    refuseEmpty('cluster version update', op.toVersion === op.fromVersion);
-    const out = await client.send(
-      new UpdateClusterVersionCommand({
-        name: op.clusterName,
-        version: op.toVersion,
-        clientRequestToken: op.clientRequestToken,
-      }),
-    );
-    return updateResult(op.kind, out.update);
-  },
-  UpdateNodegroupVersion: async (client, op) => {
-    refuseEmpty('node group version update', op.toVersion === op.fromVersion);
-    const out = await client.send(
-      new UpdateNodegroupVersionCommand({
-        clusterName: op.clusterName,
-        nodegroupName: op.nodegroupName,
-        version: op.toVersion,
-        clientRequestToken: op.clientRequestToken,
-      }),
-    );
-    return updateResult(op.kind, out.update);
-  },
+  UpdateClusterVersion: (client, op) =>
+    sendUpdate(op.kind, 'cluster version update', op.toVersion === op.fromVersion, () =>
+      client.send(
+        new UpdateClusterVersionCommand({
+          name: op.clusterName,
+          version: op.toVersion,
+          clientRequestToken: op.clientRequestToken,
+        }),
+      ),
+    ),
+  UpdateNodegroupVersion: (client, op) =>
+    sendUpdate(op.kind, 'node group version update', op.toVersion === op.fromVersion, () =>
+      client.send(
+        new UpdateNodegroupVersionCommand({
+          clusterName: op.clusterName,
+          nodegroupName: op.nodegroupName,
+          version: op.toVersion,
+          clientRequestToken: op.clientRequestToken,
+        }),
+      ),
+    ),
   UpdateNodegroupScaling: updateScaling,
   TagResource: async (client, op) => {
     refuseEmpty('tag request', Object.keys(op.tags).length === 0);

@@ -17,7 +17,7 @@
  * new EKSClient({ region, maxAttempts: EKS_RETRY_BUDGET.maxAttempts, retryStrategy: budgetedRetryStrategy() });
  */
 import type { EKSClientConfig } from '@aws-sdk/client-eks';
-import { CloudOrchError } from '../core/errors.js';
+import { domainError } from '../core/errors.js';
 
 type RetryStrategyV2 = Extract<
   NonNullable<EKSClientConfig['retryStrategy']>,
@@ -80,12 +80,11 @@ class BudgetToken implements RetryToken {
 }
 
 /** Tells the SDK's retry middleware to stop; it rethrows the call's own error, so this never escapes. */
-export class RetryBudgetExhausted extends CloudOrchError {
-  override readonly name = 'RetryBudgetExhausted';
-  readonly kind = 'Transient';
-  readonly remediation =
-    "EKS kept failing within one call's retry budget; CloudOrch retries the step with backoff.";
-}
+export class RetryBudgetExhausted extends domainError(
+  'RetryBudgetExhausted',
+  'Transient',
+  "EKS kept failing within one call's retry budget; CloudOrch retries the step with backoff.",
+) {}
 
 /** A standard-mode retry strategy with the budget above; `random` is injectable for tests. */
 export function budgetedRetryStrategy(

@@ -1,84 +1,88 @@
 /**
  * Typed store errors, each with its kind and what to do about it. Callers branch on the class, never
- * on a message; a step that lets one escape reports it to status with this remediation.
+ * on a message; a step that lets one escape reports it to status with this remediation. `cause` (the
+ * refused DynamoDB call, when there was one) is passed through.
  */
 
 import { REASON_HINT } from '../core/conditions.js';
-import { CloudOrchError, type CloudOrchErrorOptions } from '../core/errors.js';
+import { type CloudOrchErrorOptions, domainError } from '../core/errors.js';
 
-/** The store's family; `cause` (the failed DynamoDB call, when there was one) is passed through. */
-export abstract class StoreError extends CloudOrchError {}
+type CauseOnly = Pick<CloudOrchErrorOptions, 'cause'>;
 
 /** A conditional write lost to a concurrent writer: re-reading and writing again is the fix. */
-export class ConflictError extends StoreError {
-  override readonly name = 'ConflictError';
-  readonly kind = 'Conflict';
-  readonly remediation =
-    'Another writer changed the record at the same moment. A reconcile step is retried on its own; run a refused cloudorch apply again.';
-}
-export class LeaseHeldError extends StoreError {
-  override readonly name = 'LeaseHeldError';
-  readonly kind = 'Superseded';
-  readonly remediation =
-    'Another execution holds the lease of this cluster and is reconciling it; nothing to do. cloudorch describe names the holder; a lease whose execution ended is taken over on the next run.';
+export class ConflictError extends domainError(
+  'ConflictError',
+  'Conflict',
+  'Another writer changed the record at the same moment. A reconcile step is retried on its own; run a refused cloudorch apply again.',
+) {}
+
+export class LeaseHeldError extends domainError(
+  'LeaseHeldError',
+  'Superseded',
+  'Another execution holds the lease of this cluster and is reconciling it; nothing to do. cloudorch describe names the holder; a lease whose execution ended is taken over on the next run.',
+) {
   constructor(
     message: string,
     readonly holder: string | undefined,
     /** The holder's execution, when its lease names one. */
     readonly holderExecutionArn?: string,
-    opts?: Pick<CloudOrchErrorOptions, 'cause'>,
+    opts?: CauseOnly,
   ) {
     super(message, opts);
   }
 }
-export class LeaseLostError extends StoreError {
-  override readonly name = 'LeaseLostError';
-  readonly kind = 'Superseded';
-  readonly remediation =
-    'Another execution took over the lease of this cluster (this one outlived its lease) and carries on; nothing to do. If it repeats, a step runs longer than the lease: check the step durations in the execution history.';
-}
-export class RecordNotFoundError extends StoreError {
-  override readonly name = 'RecordNotFoundError';
-  readonly kind = 'NotFound';
-  readonly remediation =
-    'The record was deleted, or was never applied. Apply the CloudCluster with cloudorch apply if it should exist.';
-}
-export class DeletionInProgressError extends StoreError {
-  override readonly name = 'DeletionInProgressError';
-  readonly kind = 'Permanent';
-  readonly remediation = 'Its deletion was requested: apply it again once it is gone.';
-}
+
+export class LeaseLostError extends domainError(
+  'LeaseLostError',
+  'Superseded',
+  'Another execution took over the lease of this cluster (this one outlived its lease) and carries on; nothing to do. If it repeats, a step runs longer than the lease: check the step durations in the execution history.',
+) {}
+
+export class RecordNotFoundError extends domainError(
+  'RecordNotFoundError',
+  'NotFound',
+  'The record was deleted, or was never applied. Apply the CloudCluster with cloudorch apply if it should exist.',
+) {}
+
+export class DeletionInProgressError extends domainError(
+  'DeletionInProgressError',
+  'Permanent',
+  'Its deletion was requested: apply it again once it is gone.',
+) {}
+
 /** A stored item that does not parse as a record (written straight to the table, or by a newer writer). */
-export class RecordInvalidError extends StoreError {
-  override readonly name = 'RecordInvalidError';
-  readonly kind = 'Permanent';
-  readonly remediation = REASON_HINT.RecordInvalid;
+export class RecordInvalidError extends domainError(
+  'RecordInvalidError',
+  'Permanent',
+  REASON_HINT.RecordInvalid,
+) {
   constructor(
     readonly id: string,
     readonly reason: string,
-    opts?: Pick<CloudOrchErrorOptions, 'cause'>,
+    opts?: CauseOnly,
   ) {
     super(`record ${id} is malformed: ${reason}`, opts);
   }
 }
+
 /** The target (account, region, clusterName) is claimed by another record. */
-export class TargetClaimedError extends StoreError {
-  override readonly name = 'TargetClaimedError';
-  readonly kind = 'Permanent';
-  readonly remediation =
-    'Another record manages this cluster: use a different clusterName, or delete the record that holds it first.';
+export class TargetClaimedError extends domainError(
+  'TargetClaimedError',
+  'Permanent',
+  'Another record manages this cluster: use a different clusterName, or delete the record that holds it first.',
+) {
   constructor(
     readonly target: string,
     readonly holder: string,
-    opts?: Pick<CloudOrchErrorOptions, 'cause'>,
+    opts?: CauseOnly,
   ) {
     super(`cluster ${target} is already managed by record ${holder}`, opts);
   }
 }
+
 /** A record that has owned its cluster was asked to name another one (which would orphan the first). */
-export class TargetChangeError extends StoreError {
-  override readonly name = 'TargetChangeError';
-  readonly kind = 'Permanent';
-  readonly remediation =
-    'This record has owned its cluster, and naming another would orphan it. Keep the cluster name, or delete the record (deletionPolicy: Retain keeps the cluster) and apply a new one.';
-}
+export class TargetChangeError extends domainError(
+  'TargetChangeError',
+  'Permanent',
+  'This record has owned its cluster, and naming another would orphan it. Keep the cluster name, or delete the record (deletionPolicy: Retain keeps the cluster) and apply a new one.',
+) {}
