@@ -4,7 +4,7 @@
  * from.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { applyKey } from '../core/plan/tokens.js';
+import { appliedAnyOf } from '../core/plan/tokens.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import { ownedArnOf } from '../core/status.js';
 import { claimTarget, releaseClaim } from './claim-store.js';
@@ -147,7 +147,7 @@ function mayOwnCluster(r: ClusterRecord): string | undefined {
   if (owned) return owned;
   const created =
     r.intent?.operation === 'CreateCluster' ||
-    Object.keys(r.applied?.counts ?? {}).some((k) => k.startsWith(applyKey('CreateCluster', ''))) ||
+    appliedAnyOf(r.applied?.counts ?? {}, 'CreateCluster') ||
     (r.history ?? []).some((h) => h.operation === 'CreateCluster');
   return created ? 'a cluster it created' : undefined;
 }

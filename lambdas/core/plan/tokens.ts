@@ -46,6 +46,12 @@ export function tokenTarget(op: Targeted): string {
   return op.nodegroupName ?? op.clusterName;
 }
 
+/** Whether any operation of this kind, on any target, is among the counted applies. */
+export function appliedAnyOf(counts: Readonly<Record<string, number>>, kind: string): boolean {
+  const prefix = applyKey(kind, '');
+  return Object.keys(counts).some((k) => k.startsWith(prefix));
+}
+
 /** Where the successful applies of this operation are counted (see `Desired.applied`). */
 export function applyKeyOf(op: TokenBearing): string {
   return applyKey(op.kind, tokenTarget(op));
