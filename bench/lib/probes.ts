@@ -228,11 +228,14 @@ export interface Metered {
  * requests. Same table, same change feed: only the client differs.
  */
 export function meter(cp: ControlPlane): Metered {
-  const ddb = new DynamoDBClient({ endpoint: cp.endpoints.dynamodb, ...LOCAL });
   const m = new DynamoMeter();
+  // Fleet seeding batch-writes items straight to the table on its own client, unheard by the change
+  // feed (whose tap refuses batch writes), as before; the store's writes are heard, as in dev.
+  const ddb = new DynamoDBClient({ endpoint: cp.endpoints.dynamodb, ...LOCAL });
+  const storeClient = feedWrites(new DynamoDBClient({ endpoint: cp.endpoints.dynamodb, ...LOCAL }), cp.feed);
   m.attach(ddb);
-  // The control plane's own store is tapped by the change feed (dynalite has no streams): so is this one.
-  const store = new DynamoDesiredStateStore({ client: feedWrites(ddb, cp.feed), tableName: TABLE });
+  m.attach(storeClient);
+  const store = new DynamoDesiredStateStore({ client: storeClient, tableName: TABLE });
   const deps: Deps = { ...cp.deps, store };
   setDeps(deps);
   const eks = new EksLog();
