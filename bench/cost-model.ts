@@ -9,6 +9,7 @@
  */
 import './lib/env.js';
 import { STREAM_FILTER } from '../infra/lib/triggers.js';
+import { isMutatingEksCall } from '../lambdas/config.js';
 import { FUNCTIONS } from '../lambdas/functions/catalog.js';
 import { reconcileNow } from '../lambdas/handlers/triggers/reconcile-now.js';
 import { OBSERVE_CALLS, sweep } from '../lambdas/handlers/triggers/sweep.js';
@@ -25,7 +26,6 @@ const SAMPLE = Number(process.argv[2] ?? 10);
 const CHECKS_PER_DAY = 288; // every 5 minutes
 const DAYS = 30;
 const FLEETS = [10, 100, 1_000, 10_000];
-const MUTATING = /^(Create|Update|Delete|Tag|Untag)/;
 
 /** us-east-1, arm64, no free tier; the same prices as docs/deploy.md. */
 const PRICE = {
@@ -172,7 +172,7 @@ async function simulateDay(b: Bench): Promise<Day> {
     day.transitions += b.newTransitions();
   }
   addSteps(day, stepsFrom);
-  const mutating = m.eks.requests.filter((r) => MUTATING.test(r.op)).length;
+  const mutating = m.eks.requests.filter((r) => isMutatingEksCall(r.op)).length;
   day.eksCalls = m.eks.requests.length;
   day.readUnits = m.meter.readUnits;
   day.writeUnits = m.meter.writeUnits;

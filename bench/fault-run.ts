@@ -13,6 +13,7 @@
 import './lib/env.js';
 import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { isMutatingEksCall } from '../lambdas/config.js';
 import { OWNER_TAG } from '../lambdas/core/ownership.js';
 import { detectDrift } from '../lambdas/core/plan/fields.js';
 import { firstAction, plan } from '../lambdas/core/plan/plan.js';
@@ -43,7 +44,6 @@ const CRASH_AFTER_APPLY = 0.03;
 const CRASH_BEFORE_STEP = 0.01;
 /** The documented bound of one convergence at 30% throttling (test/pipeline/scenarios.test.ts). */
 const CONVERGENCE_BOUND = 120;
-const MUTATING = /^(Create|Update|Delete|Tag|Untag)/;
 
 /** What the chaos and recovery phases share, and the checks read afterwards. */
 class FaultRun {
@@ -239,7 +239,7 @@ function checkCallBound({ m, fleet, counts, sweeps }: FaultRun, faultCounts: Cal
 
 async function checkUnownedUntouched({ cp, m, foreign, foreignNames }: FaultRun): Promise<Check> {
   const touched = m.eks.requests.filter(
-    (q) => MUTATING.test(q.op) && foreignNames.has(q.cluster ?? '') && q.origin !== 'setup',
+    (q) => isMutatingEksCall(q.op) && foreignNames.has(q.cluster ?? '') && q.origin !== 'setup',
   ).length;
   let intact = 0;
   for (const f of foreign) {

@@ -133,7 +133,7 @@ export const OPERATION_CALLS = {
   { readonly call: string; readonly grant: EksGrant; readonly deletes: boolean }
 >;
 
-const isOperationKind = (kind: string): kind is MutatingOperation['kind'] =>
+export const isOperationKind = (kind: string): kind is MutatingOperation['kind'] =>
   Object.hasOwn(OPERATION_CALLS, kind);
 
 /** Whether an operation kind (as history records it: any string) deletes a cluster or node group. */

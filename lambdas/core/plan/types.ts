@@ -1,5 +1,6 @@
 /** The planner's input and output: desired state in, a discriminated union of operations out. */
 
+import { isOperationKind } from '../../config.js';
 import type { ScalingConfig } from '../observation.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 
@@ -137,19 +138,7 @@ export interface Impossible {
 
 export type Operation = MutatingOperation | Wait | Impossible;
 
-/** Every mutating kind, complete by type: a new kind fails the type-check until it is listed here. */
-export const MUTATING_KINDS: Readonly<Record<MutatingOperation['kind'], true>> = {
-  CreateCluster: true,
-  CreateNodegroup: true,
-  UpdateClusterVersion: true,
-  UpdateNodegroupVersion: true,
-  UpdateNodegroupScaling: true,
-  TagResource: true,
-  UntagResource: true,
-  DeleteNodegroup: true,
-  DeleteCluster: true,
-};
-
+/** Whether an operation changes EKS: the mutating kinds are config's OPERATION_CALLS, complete by type. */
 export function isMutating(op: Operation): op is MutatingOperation {
-  return Object.hasOwn(MUTATING_KINDS, op.kind);
+  return isOperationKind(op.kind);
 }
