@@ -6,6 +6,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { EksProvider, type EksProviderOptions } from '../../../lambdas/provider/index.js';
 import type { SimAdminClient } from '../../../local/eks-sim/admin-client.js';
+import { DEFAULT_DURATIONS } from '../../../local/eks-sim/index.js';
 import type { StartOptions } from '../../../local/eks-sim/server.js';
 import { harness, type SimClients, type UseSimulatorOptions, useSimulator } from '../../eks-sim/support.js';
 import { MOTO_ACCOUNT, startMoto } from './moto.js';
@@ -32,8 +33,14 @@ export async function startTarget(kind: ServerKind): Promise<Target> {
     const moto = await startMoto();
     return { kind, url: moto.url, accountId: MOTO_ACCOUNT, reset: moto.reset, close: moto.close };
   }
-  // Fast enough that transitions finish between polls, slow enough that CREATING is observable.
-  const h = await harness({ seed: 7, speed: 20_000, accountId: '000000000000' }, REGION);
+  // Fast enough that transitions finish between polls, slow enough that CREATING is observable. A
+  // control-plane upgrade lasts about a second here (45 ms at the default duration), so the conformance
+  // case that observes it InProgress right after the call still does on a loaded machine.
+  const durations = {
+    ...DEFAULT_DURATIONS,
+    clusterVersionUpdate: 20 * DEFAULT_DURATIONS.clusterVersionUpdate,
+  };
+  const h = await harness({ seed: 7, speed: 20_000, accountId: '000000000000', durations }, REGION);
   return {
     kind,
     url: h.sim.url,
