@@ -8,12 +8,15 @@ import { Health } from '../health.js';
 import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
 import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } from '../ownership.js';
 import { compareVersions, nextMinor } from '../version.js';
-import { type FieldContext, fieldContext, unconvergeableDifferences } from './fields.js';
+import { FIELD_TABLE, type FieldContext, fieldContext, unconvergeableDifferences } from './fields.js';
 import { busy, impossible, type Step } from './guards.js';
-import { desiredScaling, sameScaling } from './nodegroup.js';
-import { diffTags } from './tags.js';
 import { withToken } from './tokens.js';
 import type { CreateNodegroup, Desired, Impossible, MutatingOperation, PlanDefaults, Wait } from './types.js';
+
+/** The values each stage acts on: the same ones its field's rule compares for drift. */
+const version = FIELD_TABLE.kubernetesVersion.values;
+const scaling = FIELD_TABLE.nodeCount.values;
+const tags = FIELD_TABLE.tags.values;
 
 /** What every stage reads: the field context, the record, and where its calls go. */
 interface Converging extends FieldContext {
@@ -69,7 +72,8 @@ const claimOwnership: Stage = ({ d, cluster: c, base }) => {
   return undefined;
 };
 
-function createNodegroup({ d, cluster: c, shape, base }: Converging): CreateNodegroup {
+function createNodegroup(x: Converging): CreateNodegroup {
+  const { d, cluster: c, shape, base } = x;
   const op = {
     kind: 'CreateNodegroup',
     ...base,
@@ -78,7 +82,7 @@ function createNodegroup({ d, cluster: c, shape, base }: Converging): CreateNode
     version: c.version,
     instanceType: shape.instanceType,
     capacityType: shape.capacityType,
-    scaling: desiredScaling(d.spec),
+    scaling: scaling.desired(x),
     nodeRoleArn: shape.nodeRoleArn,
     subnetIds: shape.subnetIds.length > 0 ? shape.subnetIds : c.subnetIds,
     tags: { ...d.spec.tags, ...ownershipTags(d.id) },
@@ -113,49 +117,42 @@ const withNodegroup =
     x.nodegroup ? stage(x, x.nodegroup) : undefined;
 
 /** Node groups catch up with the control plane before its next step, and never pass the desired version. */
-const catchUpNodegroupVersion = withNodegroup(({ d, cluster: c, base }, ng) => {
-  const want = d.spec.kubernetesVersion;
-  const planeBehind = compareVersions(c.version, want) < 0;
+const catchUpNodegroupVersion = withNodegroup((x, ng) => {
+  const { d, cluster: c, base } = x;
+  const planeBehind = version.gap(x, c.version) < 0;
   if (compareVersions(ng.version, c.version) >= 0) return undefined;
-  if (!planeBehind && compareVersions(ng.version, want) >= 0) return undefined;
-  const to = planeBehind ? c.version : want;
+  if (!planeBehind && version.gap(x, ng.version) >= 0) return undefined;
+  const to = planeBehind ? c.version : version.desired(x);
   const op = { kind: 'UpdateNodegroupVersion', ...base, nodegroupName: ng.name } as const;
   return act(withToken(d, { ...op, fromVersion: ng.version, toVersion: to }, to));
 });
 
 /** EKS moves the control plane one minor version at a time. */
-const upgradeControlPlane: Stage = ({ d, cluster: c, base }) => {
-  if (compareVersions(c.version, d.spec.kubernetesVersion) >= 0) return undefined;
+const upgradeControlPlane: Stage = (x) => {
+  const { d, cluster: c, base } = x;
+  if (version.gap(x, c.version) >= 0) return undefined;
   const to = nextMinor(c.version);
   const op = { kind: 'UpdateClusterVersion', ...base, fromVersion: c.version, toVersion: to } as const;
   return act(withToken(d, op, to));
 };
 
 /** A node group ahead of the desired version cannot come back; the rest still converges. */
-const reportNodegroupAhead = withNodegroup(({ d }, ng) =>
-  compareVersions(ng.version, d.spec.kubernetesVersion) > 0
-    ? {
-        impossible: [
-          impossible(
-            'kubernetesVersion',
-            `EKS cannot downgrade node group ${ng.name} from ${ng.version}`,
-            `Set kubernetesVersion to "${ng.version}".`,
-          ),
-        ],
-      }
-    : undefined,
-);
+const reportNodegroupAhead = withNodegroup((x, ng) => {
+  const ahead = version.nodegroupAhead(x, ng);
+  return ahead ? { impossible: [ahead] } : undefined;
+});
 
-const scaleNodegroup = withNodegroup(({ d, base }, ng) => {
-  const want = desiredScaling(d.spec, ng.scaling);
-  if (sameScaling(want, ng.scaling)) return undefined;
+const scaleNodegroup = withNodegroup((x, ng) => {
+  const { d, base } = x;
+  const { want, changed } = scaling.changes(x, ng);
+  if (changed.length === 0) return undefined;
   // Under external scaling the autoscaler's desiredSize is sent only when the bounds must move it.
-  const scaling =
-    d.spec.scaling === 'external' && want.desiredSize === ng.scaling.desiredSize
+  const send =
+    d.spec.scaling === 'external' && !changed.includes('desiredSize')
       ? { minSize: want.minSize, maxSize: want.maxSize }
       : want;
   const op = { kind: 'UpdateNodegroupScaling', ...base, nodegroupName: ng.name } as const;
-  return act(withToken(d, { ...op, from: ng.scaling, scaling }, JSON.stringify(scaling)));
+  return act(withToken(d, { ...op, from: ng.scaling, scaling: send }, JSON.stringify(send)));
 });
 
 /**
@@ -164,12 +161,13 @@ const scaleNodegroup = withNodegroup(({ d, base }, ng) => {
  * one re-own a node group, and CloudOrch manages it through the cluster's claim).
  */
 function retag(
-  { d, base }: Converging,
+  x: Converging,
   resourceArn: string,
   observed: Readonly<Record<string, string>>,
   ownership: Readonly<Record<string, string>>,
 ): MutatingOperation | null {
-  const { toSet, toRemove } = diffTags({ ...d.spec.tags, ...ownership }, observed);
+  const { base } = x;
+  const { toSet, toRemove } = tags.changes(x, observed, ownership);
   if (Object.keys(toSet).length > 0) return { kind: 'TagResource', ...base, resourceArn, tags: toSet };
   if (toRemove.length > 0) return { kind: 'UntagResource', ...base, resourceArn, tagKeys: toRemove };
   return null;

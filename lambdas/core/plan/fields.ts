@@ -4,13 +4,24 @@
  * checks the table against the schema at run time too. Drift, the planner's check for differences
  * EKS cannot converge and `cloudorch describe` all read this table, so a field is added in one place.
  */
-import type { Observation, ObservedCluster, ObservedNodegroup } from '../observation.js';
-import { AWS_TAG_PREFIX, MANAGED_BY_TAG, OWNER_TAG } from '../ownership.js';
+import type { Observation, ObservedNodegroup } from '../observation.js';
+import { ownershipTagsOf } from '../ownership.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
-import { compareVersions } from '../version.js';
+import {
+  type DriftItem,
+  diff,
+  type FieldContext,
+  fieldContext,
+  scalingValues,
+  sorted,
+  tagValues,
+  versionValues,
+} from './compare.js';
 import { impossible } from './guards.js';
-import { desiredNodegroup, desiredScaling, matchesShape, type NodegroupShape } from './nodegroup.js';
+import type { NodegroupShape } from './nodegroup.js';
 import type { Impossible, MutatingOperation, PlanDefaults } from './types.js';
+
+export { type DriftItem, type FieldContext, fieldContext } from './compare.js';
 
 export type Convergence =
   /** Identifies the cluster; a different value names a different cluster. */
@@ -24,35 +35,6 @@ export type Convergence =
   /** Steers CloudOrch's behaviour; has no counterpart in EKS. */
   | 'behaviour';
 
-export interface DriftItem {
-  readonly field: string;
-  readonly desired: string;
-  readonly observed: string;
-}
-
-/** What the rules compare: the spec against the observed cluster and its node groups. */
-export interface FieldContext {
-  readonly spec: CloudClusterSpec;
-  readonly cluster: ObservedCluster;
-  /** The node group the spec wants, by name and immutable fields. */
-  readonly shape: NodegroupShape;
-  /** The node group matching the desired shape, if any. */
-  readonly nodegroup: ObservedNodegroup | undefined;
-  readonly nodegroups: readonly ObservedNodegroup[];
-  readonly defaults: PlanDefaults;
-}
-
-export function fieldContext(
-  spec: CloudClusterSpec,
-  cluster: ObservedCluster,
-  nodegroups: readonly ObservedNodegroup[],
-  defaults: PlanDefaults,
-): FieldContext {
-  const shape = desiredNodegroup(spec, defaults);
-  const nodegroup = nodegroups.find((ng) => matchesShape(ng, shape));
-  return { spec, cluster, shape, nodegroup, nodegroups, defaults };
-}
-
 /**
  * How the planner reports a difference EKS cannot converge. `rank` orders the reports of different
  * fields: status shows the first one's remediation, so the order is kept as users know it.
@@ -63,63 +45,80 @@ export interface Unconvergeable {
   readonly impossible: (item: DriftItem, ctx: FieldContext) => Impossible | null;
 }
 
-interface RuleBase {
-  /** The EKS attribute it is compared with; `cloudorch describe` shows it beside drift. */
+/** How one comparison converges, and what `cloudorch describe` shows beside its drift. */
+interface Converges {
+  readonly convergence: Convergence;
+  /** The EKS attribute it is compared with. */
   readonly observedAs: string;
-  /** Operations that converge it (empty for identity, impossible and behaviour fields). */
+  /**
+   * Operations that converge it: empty for identity and impossible fields; for a behaviour field,
+   * the operations it makes the planner send when set (adopt claims the cluster by tagging it).
+   */
   readonly via: readonly MutatingOperation['kind'][];
-  /** The comparison: every difference between the spec and EKS for this field. */
+}
+
+interface RuleBase extends Converges {
+  /** The comparison: every difference between the resolved spec and EKS for this field. */
   readonly drift?: (ctx: FieldContext) => DriftItem[];
   readonly unconvergeable?: Unconvergeable;
+  /** The values the drift compares, for the planner's stage that converges the field. */
+  readonly values?: object;
+  /**
+   * The part of the field node groups carry, when it converges otherwise than the cluster's part.
+   * Its drift items name the group: `<field> (node group <name>)`.
+   */
+  readonly onNodegroup?: Converges & {
+    readonly convergence: Extract<Convergence, 'replace-nodegroup'>;
+    readonly drift: (ctx: FieldContext) => DriftItem[];
+  };
 }
 
 /** A field that EKS can have differ must say how it is compared; an immutable one, how it is reported. */
 export type FieldRule = RuleBase &
   (
-    | { readonly convergence: 'identity' | 'behaviour' }
+    | { readonly convergence: Extract<Convergence, 'identity' | 'behaviour'> }
     | {
-        readonly convergence: 'in-place' | 'replace-nodegroup';
+        readonly convergence: Extract<Convergence, 'in-place' | 'replace-nodegroup'>;
         readonly drift: (ctx: FieldContext) => DriftItem[];
       }
     | {
-        readonly convergence: 'impossible';
+        readonly convergence: Extract<Convergence, 'impossible'>;
         readonly drift: (ctx: FieldContext) => DriftItem[];
         readonly unconvergeable: Unconvergeable;
       }
   );
 
-const diff = (field: string, desired: unknown, observed: unknown): DriftItem[] => {
-  const d = typeof desired === 'string' ? desired : JSON.stringify(desired);
-  const o = typeof observed === 'string' ? observed : JSON.stringify(observed);
-  return d === o ? [] : [{ field, desired: d, observed: o }];
-};
-
-const sorted = (xs: readonly string[]) => [...xs].sort().join(',');
-const userTags = (t: Readonly<Record<string, string>>) =>
-  Object.fromEntries(
-    Object.entries(t)
-      .filter(([k]) => k !== OWNER_TAG && k !== MANAGED_BY_TAG && !k.startsWith(AWS_TAG_PREFIX))
-      .sort(),
-  );
-
-/** A bound of the matching node group's scaling, compared with the one the spec resolves to. */
-const scalingBound =
-  (bound: 'minSize' | 'maxSize') =>
-  ({ spec, nodegroup }: FieldContext): DriftItem[] =>
-    nodegroup ? diff(bound, desiredScaling(spec)[bound], nodegroup.scaling[bound]) : [];
-
 /**
- * An immutable node group field: a group matching the desired shape has it right; until one does,
- * every group's value is shown against the wanted one.
+ * An immutable node group field the group's name does not vouch for on its own: a group matching
+ * the desired shape has it right; until one does, every group's value is shown against the wanted one.
  */
 const unlessShapeMatches =
   (
     field: string,
-    wanted: (spec: CloudClusterSpec) => readonly string[],
+    wanted: (shape: NodegroupShape) => readonly string[],
     observed: (ng: ObservedNodegroup) => string | readonly string[],
   ) =>
-  ({ spec, nodegroup, nodegroups }: FieldContext): DriftItem[] =>
-    nodegroup ? [] : diff(field, wanted(spec), nodegroups.flatMap(observed));
+  ({ shape, nodegroup, nodegroups }: FieldContext): DriftItem[] =>
+    nodegroup ? [] : diff(field, wanted(shape), nodegroups.flatMap(observed));
+
+/**
+ * An immutable node group field the desired group's name is hashed over: every other group whose
+ * value differs from the resolved one is replaced. Nothing is compared when nothing is resolved
+ * (EKS then picks the value).
+ */
+const perNodegroup =
+  (
+    field: string,
+    wanted: (shape: NodegroupShape) => string | undefined,
+    observed: (ng: ObservedNodegroup) => string,
+  ) =>
+  ({ shape, nodegroup, nodegroups }: FieldContext): DriftItem[] => {
+    const want = wanted(shape);
+    if (!want) return [];
+    return nodegroups.flatMap((ng) =>
+      ng === nodegroup ? [] : diff(`${field} (node group ${ng.name})`, want, observed(ng)),
+    );
+  };
 
 export const FIELD_TABLE = {
   provider: { convergence: 'behaviour', observedAs: '(selects the provider)', via: [] },
@@ -129,46 +128,35 @@ export const FIELD_TABLE = {
     convergence: 'in-place',
     observedAs: 'cluster.version, nodegroup.version',
     via: ['UpdateClusterVersion', 'UpdateNodegroupVersion'],
-    drift: ({ spec, cluster, nodegroups }) => [
-      ...diff('kubernetesVersion', spec.kubernetesVersion, cluster.version),
-      ...nodegroups.flatMap((ng) =>
-        diff(`kubernetesVersion (node group ${ng.name})`, spec.kubernetesVersion, ng.version),
-      ),
-    ],
+    drift: versionValues.drift,
     // Only the control plane is checked up front; a node group past the desired version is reported
-    // by the version stage (converge.ts), once the step gets that far.
+    // by the version stage (converge.ts) through `values.nodegroupAhead`, once the step gets that far.
     unconvergeable: {
       rank: 2,
-      impossible: (item, { spec, cluster }) =>
-        item.field === 'kubernetesVersion' && compareVersions(cluster.version, spec.kubernetesVersion) > 0
-          ? impossible(
-              'kubernetesVersion',
-              `EKS cannot downgrade the control plane from ${cluster.version} to ${spec.kubernetesVersion}`,
-              `Set kubernetesVersion to "${cluster.version}" (EKS may have auto-upgraded the cluster at the end of support).`,
-            )
-          : null,
+      impossible: (item, ctx) => (item.field === 'kubernetesVersion' ? versionValues.planeAhead(ctx) : null),
     },
+    values: versionValues,
   },
   nodeCount: {
     convergence: 'in-place',
     observedAs: 'nodegroup.scalingConfig.desiredSize',
     via: ['UpdateNodegroupScaling'],
-    drift: ({ spec, nodegroup }) =>
-      spec.scaling === 'external' || !nodegroup
-        ? []
-        : diff('nodeCount', spec.nodeCount, nodegroup.scaling.desiredSize),
+    drift: scalingValues.drift('nodeCount', 'desiredSize'),
+    values: scalingValues,
   },
   minSize: {
     convergence: 'in-place',
     observedAs: 'nodegroup.scalingConfig.minSize',
     via: ['UpdateNodegroupScaling'],
-    drift: scalingBound('minSize'),
+    drift: scalingValues.drift('minSize', 'minSize'),
+    values: scalingValues,
   },
   maxSize: {
     convergence: 'in-place',
     observedAs: 'nodegroup.scalingConfig.maxSize',
     via: ['UpdateNodegroupScaling'],
-    drift: scalingBound('maxSize'),
+    drift: scalingValues.drift('maxSize', 'maxSize'),
+    values: scalingValues,
   },
   scaling: { convergence: 'behaviour', observedAs: '(who owns desiredSize)', via: [] },
   instanceType: {
@@ -177,7 +165,7 @@ export const FIELD_TABLE = {
     via: ['CreateNodegroup', 'DeleteNodegroup'],
     drift: unlessShapeMatches(
       'instanceType',
-      (spec) => [spec.instanceType],
+      (shape) => [shape.instanceType],
       (ng) => ng.instanceTypes,
     ),
   },
@@ -187,7 +175,7 @@ export const FIELD_TABLE = {
     via: ['CreateNodegroup', 'DeleteNodegroup'],
     drift: unlessShapeMatches(
       'spotEnabled',
-      (spec) => [spec.spotEnabled ? 'SPOT' : 'ON_DEMAND'],
+      (shape) => [shape.capacityType],
       (ng) => ng.capacityType,
     ),
   },
@@ -195,12 +183,18 @@ export const FIELD_TABLE = {
     convergence: 'in-place',
     observedAs: 'cluster.tags, nodegroup.tags',
     via: ['TagResource', 'UntagResource'],
-    drift: ({ spec, cluster, nodegroup }) => [
-      ...diff('tags', userTags(spec.tags), userTags(cluster.tags)),
-      ...(nodegroup
-        ? diff(`tags (node group ${nodegroup.name})`, userTags(spec.tags), userTags(nodegroup.tags))
+    drift: (ctx) => [
+      ...tagValues.drift('tags', ctx, ctx.cluster.tags, ownershipTagsOf(ctx.cluster.tags)),
+      ...(ctx.nodegroup
+        ? tagValues.drift(
+            `tags (node group ${ctx.nodegroup.name})`,
+            ctx,
+            ctx.nodegroup.tags,
+            ownershipTagsOf(ctx.nodegroup.tags),
+          )
         : []),
     ],
+    values: tagValues,
   },
   network: {
     convergence: 'impossible',
@@ -234,6 +228,18 @@ export const FIELD_TABLE = {
               'Restore the observed security groups in the spec, or change them with aws eks update-cluster-config.',
             ),
     },
+    // The node group's subnets (the spec's, else the default ones) are hashed into its name: a
+    // change there replaces the group, while the cluster's own subnets stay impossible to move.
+    onNodegroup: {
+      convergence: 'replace-nodegroup',
+      observedAs: 'nodegroup.subnets',
+      via: ['CreateNodegroup', 'DeleteNodegroup'],
+      drift: perNodegroup(
+        'network.subnetIds',
+        (shape) => (shape.subnetIds.length > 0 ? sorted(shape.subnetIds) : undefined),
+        (ng) => sorted(ng.subnets),
+      ),
+    },
   },
   clusterRoleArn: {
     convergence: 'impossible',
@@ -255,23 +261,28 @@ export const FIELD_TABLE = {
     convergence: 'replace-nodegroup',
     observedAs: 'nodegroup.nodeRole',
     via: ['CreateNodegroup', 'DeleteNodegroup'],
-    drift: ({ spec, nodegroups }) =>
-      spec.nodeRoleArn
-        ? nodegroups.flatMap((ng) =>
-            diff(`nodeRoleArn (node group ${ng.name})`, spec.nodeRoleArn, ng.nodeRole),
-          )
-        : [],
+    drift: perNodegroup(
+      'nodeRoleArn',
+      (shape) => shape.nodeRoleArn,
+      (ng) => ng.nodeRole,
+    ),
   },
   deletionPolicy: { convergence: 'behaviour', observedAs: '(what deletion does)', via: [] },
-  adopt: { convergence: 'behaviour', observedAs: '(ownership tag cloudorch.io/owner)', via: ['TagResource'] },
+  adopt: {
+    convergence: 'behaviour',
+    observedAs: '(ownership tag cloudorch.io/owner)',
+    // Claiming tags the cluster as this record's, or lifts this record's own release mark.
+    via: ['TagResource', 'UntagResource'],
+  },
   paused: { convergence: 'behaviour', observedAs: '(observe only)', via: [] },
 } as const satisfies Record<keyof CloudClusterSpec, FieldRule>;
 
 const RULES: readonly FieldRule[] = Object.values(FIELD_TABLE);
 
 /**
- * Every difference between desired and observed, field by field. A missing cluster or node group is
- * drift too. Behaviour fields have no counterpart and never drift.
+ * Every difference between desired and observed, field by field. A missing cluster is drift, and so
+ * are node groups other than exactly the desired one (the planner creates it and deletes the rest).
+ * Behaviour fields have no counterpart and never drift.
  */
 export function detectDrift(
   spec: CloudClusterSpec,
@@ -281,9 +292,11 @@ export function detectDrift(
   if (!o.cluster) return [{ field: 'cluster', desired: 'exists', observed: 'not found' }];
   const ctx = fieldContext(spec, o.cluster, o.nodegroups, defaults);
   const items: DriftItem[] = [];
-  if (o.nodegroups.length === 0)
-    items.push({ field: 'nodegroup', desired: ctx.shape.name, observed: 'none' });
-  for (const rule of RULES) items.push(...(rule.drift?.(ctx) ?? []));
+  if (!ctx.nodegroup || o.nodegroups.length > 1) {
+    const names = o.nodegroups.map((ng) => ng.name).join(', ');
+    items.push({ field: 'nodegroup', desired: ctx.shape.name, observed: names || 'none' });
+  }
+  for (const rule of RULES) items.push(...(rule.drift?.(ctx) ?? []), ...(rule.onNodegroup?.drift(ctx) ?? []));
   return items;
 }
 
@@ -304,13 +317,17 @@ function isSpecField(field: string): field is keyof typeof FIELD_TABLE {
 }
 
 /**
- * The spec field a drift item belongs to, with its rule: `network.subnetIds` and
- * `kubernetesVersion (node group x)` belong to `network` and `kubernetesVersion`. Undefined for a
- * missing cluster or node group, which are resources, not fields.
+ * The spec field a drift item belongs to, with how it converges: `network.subnetIds` and
+ * `kubernetesVersion (node group x)` belong to `network` and `kubernetesVersion`, and a node group's
+ * item to the field's node group part where it has one. Undefined for a missing cluster or node
+ * group, which are resources, not fields.
  */
 export function ruleOfDrift(
   driftField: string,
-): { field: keyof CloudClusterSpec; rule: FieldRule } | undefined {
+): { field: keyof CloudClusterSpec; rule: Converges } | undefined {
   const field = /^\w+/.exec(driftField)?.[0] ?? '';
-  return isSpecField(field) ? { field, rule: FIELD_TABLE[field] } : undefined;
+  if (!isSpecField(field)) return undefined;
+  const rule: FieldRule = FIELD_TABLE[field];
+  const part = driftField.includes(' (node group ') ? rule.onNodegroup : undefined;
+  return { field, rule: part ?? rule };
 }

@@ -61,7 +61,3 @@ export function desiredScaling(spec: CloudClusterSpec, observed?: ScalingConfig)
     desiredSize: spec.nodeCount,
   };
 }
-
-export function sameScaling(a: ScalingConfig, b: ScalingConfig): boolean {
-  return a.minSize === b.minSize && a.maxSize === b.maxSize && a.desiredSize === b.desiredSize;
-}
