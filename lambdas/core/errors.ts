@@ -12,7 +12,10 @@ export type ErrorKind =
   | 'Transient'
   /** A concurrent writer won: re-running the step reads the newer state. */
   | 'Conflict'
-  /** Another execution holds the cluster now: this one stops, a retry cannot win it back. */
+  /**
+   * Another execution holds the cluster now: this one stops. It leaves a step as PermanentError, so
+   * the state machine retries it once, 30 s later; that retry finds the same holder and fails alike.
+   */
   | 'Superseded'
   /** Needs a human (a spec, quota, IAM or ownership change); retried once at most. */
   | 'Permanent'
@@ -107,26 +110,31 @@ const WAIT = 'Nothing to do: CloudOrch retries with backoff.';
 /** The one hint for a foreign error no rule knows: only what no CloudOrch class describes gets it. */
 const UNCLASSIFIED =
   'An error CloudOrch does not classify. Read the message and the execution logs; reconcile again once the cause is fixed.';
+/** Throttling hint for codes EKS, DynamoDB and Step Functions share: the SDK error does not say which. */
+const THROTTLED = `An AWS service throttled the call. ${WAIT}`;
+const SERVER_FAULT = `An AWS service had a server-side fault. ${WAIT}`;
 
 /**
  * Classification of the codes EKS really returns (model `...Exception` names plus the unmodeled
  * `TooManyRequestsException` that DescribeCluster returns at fleet scale), and the generic codes
- * the SDK reports for network and server faults.
+ * the SDK reports for network and server faults. DynamoDB and Step Functions errors reach this table
+ * too (a step's store or execution call), and an SDK error does not name its service, so a hint
+ * names EKS only for a code EKS alone returns.
  */
 const AWS_ERROR_RULES: Readonly<Record<string, Rule>> = {
-  ResourceNotFoundException: { kind: 'NotFound', remediation: 'The resource does not exist in EKS.' },
+  ResourceNotFoundException: { kind: 'NotFound', remediation: 'The resource does not exist.' },
   NotFoundException: { kind: 'NotFound', remediation: 'The resource ARN does not exist in EKS.' },
-  ThrottlingException: { kind: 'Transient', remediation: `EKS throttled the call. ${WAIT}` },
-  TooManyRequestsException: { kind: 'Transient', remediation: `EKS throttled the call. ${WAIT}` },
-  Throttling: { kind: 'Transient', remediation: `EKS throttled the call. ${WAIT}` },
-  RequestLimitExceeded: { kind: 'Transient', remediation: `EKS throttled the call. ${WAIT}` },
+  ThrottlingException: { kind: 'Transient', remediation: THROTTLED },
+  TooManyRequestsException: { kind: 'Transient', remediation: THROTTLED },
+  Throttling: { kind: 'Transient', remediation: THROTTLED },
+  RequestLimitExceeded: { kind: 'Transient', remediation: THROTTLED },
   ServerException: { kind: 'Transient', remediation: `EKS had a server-side fault. ${WAIT}` },
-  ServiceUnavailableException: { kind: 'Transient', remediation: `EKS was unavailable. ${WAIT}` },
-  InternalFailure: { kind: 'Transient', remediation: `EKS had a server-side fault. ${WAIT}` },
+  ServiceUnavailableException: { kind: 'Transient', remediation: `An AWS service was unavailable. ${WAIT}` },
+  InternalFailure: { kind: 'Transient', remediation: SERVER_FAULT },
   ResourceInUseException: {
     kind: 'Transient',
     remediation:
-      'The resource is busy (an update in progress, or node groups still attached). CloudOrch waits and retries.',
+      'The resource is busy (in EKS: an update in progress, or node groups still attached). CloudOrch waits and retries.',
   },
   ResourcePropagationDelayException: {
     kind: 'Transient',
@@ -137,7 +145,7 @@ const AWS_ERROR_RULES: Readonly<Record<string, Rule>> = {
     kind: 'Transient',
     remediation: `DynamoDB throttled the call. ${WAIT}`,
   },
-  InternalServerError: { kind: 'Transient', remediation: `An AWS service had a server-side fault. ${WAIT}` },
+  InternalServerError: { kind: 'Transient', remediation: SERVER_FAULT },
   RequestTimeout: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
   RequestTimeoutException: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
   TimeoutError: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
@@ -271,7 +279,7 @@ export function classifyAwsError(err: unknown): CloudOrchError {
     if (code && TRANSIENT_NETWORK_CODES.has(code)) {
       return new TransientError(`${code}: ${messageOf(e)}`, {
         code,
-        remediation: `A network error reached EKS. ${WAIT}`,
+        remediation: `A network error interrupted the AWS call. ${WAIT}`,
         cause: err,
       });
     }
@@ -281,7 +289,7 @@ export function classifyAwsError(err: unknown): CloudOrchError {
   if (typeof status === 'number' && (status >= 500 || status === 429)) {
     return new TransientError(`${code ?? 'HTTP ' + status}: ${messageOf(err)}`, {
       code,
-      remediation: `EKS answered ${status}. ${WAIT}`,
+      remediation: `The AWS service answered HTTP ${status}. ${WAIT}`,
       cause: err,
     });
   }

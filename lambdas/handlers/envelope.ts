@@ -10,6 +10,9 @@ import {
   ERROR_NAMES,
   type ErrorKind,
   InternalError,
+  NotFoundError,
+  PermanentError,
+  TransientError,
 } from '../core/errors.js';
 import type { CaughtError, ClassifiedFailure } from './contracts.js';
 
@@ -25,8 +28,8 @@ type StepErrorName = (typeof ERROR_NAMES)['Transient' | 'Permanent'];
 
 /**
  * How each kind leaves a step: the name the state machine's Retry clauses match (a conflict is
- * retried like a transient error; the rest once, late, so calls stay bounded) and the failure kind
- * status reports.
+ * retried like a transient error; the rest once, late, so calls stay bounded: a superseded step's
+ * retry finds the same holder) and the failure kind status reports.
  */
 const LEAVES_AS = {
   NotFound: { name: ERROR_NAMES.Permanent, failure: 'Permanent' },
@@ -36,9 +39,6 @@ const LEAVES_AS = {
   Permanent: { name: ERROR_NAMES.Permanent, failure: 'Permanent' },
   Internal: { name: ERROR_NAMES.Permanent, failure: 'Internal' },
 } as const satisfies Record<ErrorKind, { name: StepErrorName; failure: ClassifiedFailure['kind'] }>;
-
-/** Generic classes quote the code of the error they classify; a domain error is named in the message. */
-const GENERIC: ReadonlySet<string> = new Set([...Object.values(ERROR_NAMES), 'InternalError']);
 
 /** The classified error as a step throws it: named for Retry, the envelope as its message. */
 export class StepError extends CloudOrchError {
@@ -55,10 +55,21 @@ export class StepError extends CloudOrchError {
   }
 }
 
+/** Generic classes quote the code of the error they classify; a domain error is named in the message. */
+function isGeneric(e: CloudOrchError): boolean {
+  return (
+    e instanceof NotFoundError ||
+    e instanceof TransientError ||
+    e instanceof PermanentError ||
+    e instanceof InternalError ||
+    e instanceof StepError
+  );
+}
+
 function failureOf(e: CloudOrchError): ClassifiedFailure {
   return {
     kind: LEAVES_AS[e.kind].failure,
-    message: GENERIC.has(e.name) ? e.message : `${e.name}: ${e.message}`,
+    message: isGeneric(e) ? e.message : `${e.name}: ${e.message}`,
     remediation: e.remediation,
     ...(e.code ? { code: e.code } : {}),
   };

@@ -6,15 +6,19 @@ import {
   type SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { InternalError } from '../core/errors.js';
+import { ENV } from '../config.js';
+import { PermanentError } from '../core/errors.js';
 import type { ExecutionStarter, ExecutionStatus } from './deps.js';
 
 export function sfnStarter(client: SFNClient, stateMachineArn: string | undefined): ExecutionStarter {
   return {
     async start(name, input) {
-      // Functions without a state machine may ask about executions but never start one.
+      // Functions without a state machine may ask about executions but never start one: a missing ARN
+      // where one is started is configuration, fixed by a human, not a bug.
       if (!stateMachineArn)
-        throw new InternalError('no state machine is configured: this function cannot start executions');
+        throw new PermanentError('no state machine is configured: this function cannot start executions', {
+          remediation: `Set ${ENV.stateMachine} to the Reconcile state machine's ARN in this function's environment (the deploy stack sets it on the functions that start executions).`,
+        });
       try {
         const r = await client.send(
           new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }),

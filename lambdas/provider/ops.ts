@@ -18,14 +18,25 @@ import {
   UpdateNodegroupConfigCommand,
   UpdateNodegroupVersionCommand,
 } from '@aws-sdk/client-eks';
-import { PermanentError } from '../core/errors.js';
+import { DEFAULTS_ENV } from '../config.js';
+import { InternalError, PermanentError } from '../core/errors.js';
 import { OWNER_TAG } from '../core/ownership.js';
 import type { MutatingOperation } from '../core/plan/types.js';
 import type { ApplyResult } from '../core/provider.js';
-import { DEFAULTS_ENV } from './defaults.js';
 import { required } from './to-observation.js';
 
+/** A refused operation a human fixes (a spec or a deployment default is missing). */
 export class ProviderRefusedError extends PermanentError {
+  constructor(message: string, remediation: string) {
+    super(message, { code: 'ProviderRefused', remediation });
+  }
+}
+
+/**
+ * A refused operation no spec can cause: the planner broke an invariant. Internal leaves a step as
+ * PermanentError like Permanent (same retries); status reports it as a bug.
+ */
+export class ProviderBugError extends InternalError {
   constructor(message: string, remediation: string) {
     super(message, { code: 'ProviderRefused', remediation });
   }
@@ -44,7 +55,7 @@ export function amiTypeFor(instanceType: string): AMITypes {
 
 function refuseEmpty(what: string, empty: boolean): void {
   if (empty) {
-    throw new ProviderRefusedError(
+    throw new ProviderBugError(
       `refusing to send an empty or no-op ${what}`,
       'This is a planner bug: report it with the plan shown in status.',
     );
@@ -77,9 +88,9 @@ async function createCluster(client: EKSClient, op: Op<'CreateCluster'>): Promis
     );
   }
   if (!op.tags[OWNER_TAG]) {
-    throw new ProviderRefusedError(
+    throw new ProviderBugError(
       `refusing to create cluster ${op.clusterName} without the ownership tag ${OWNER_TAG}`,
-      'This is a planner bug: every cluster CloudOrch creates carries its ownership tag.',
+      'This is a planner bug (every cluster CloudOrch creates carries its ownership tag): report it with the plan shown in status.',
     );
   }
   const out = await client.send(
@@ -197,9 +208,9 @@ export async function applyOperation(client: EKSClient, op: MutatingOperation): 
   // Operations arrive as JSON from the state machine: a kind the types rule out can still come.
   const send = Object.hasOwn(SEND, op.kind) ? (SEND[op.kind] as Sender<typeof op.kind>) : undefined;
   if (!send) {
-    throw new ProviderRefusedError(
+    throw new ProviderBugError(
       `the EKS provider does not implement operation ${String(op.kind)}`,
-      'This is a CloudOrch bug: the planner produced an operation the provider cannot apply.',
+      'This is a CloudOrch bug (the planner produced an operation the provider cannot apply): report it with the execution history.',
     );
   }
   return send(client, op);

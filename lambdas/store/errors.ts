@@ -1,7 +1,7 @@
 /**
  * Typed store errors, each with its kind and what to do about it. Callers branch on the class, never
- * on a message; a step that lets one escape reports it to status with this remediation. `cause` (the
- * refused DynamoDB call, when there was one) is passed through.
+ * on a message; a step that lets one escape reports it to status with this remediation, except a lost
+ * lease (see LeaseLostError). `cause` (the refused DynamoDB call, when there was one) is passed through.
  */
 
 import { REASON_HINT } from '../core/conditions.js';
@@ -32,6 +32,11 @@ export class LeaseHeldError extends domainError(
   }
 }
 
+/**
+ * This execution no longer holds the lease. It never reaches status: WriteFailure writes through the
+ * lease that was lost, so it fails too and the execution ends FailedUnwritten; the step's error in the
+ * execution history names LeaseLostError with this hint, and the newer holder writes the status.
+ */
 export class LeaseLostError extends domainError(
   'LeaseLostError',
   'Superseded',

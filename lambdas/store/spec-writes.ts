@@ -93,7 +93,7 @@ async function createRecord(
       }),
     );
   } catch (err) {
-    if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected);
+    if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected, err);
     throw err;
   }
   return { record: toRecord(item), changed: true, created: true };
@@ -117,24 +117,34 @@ async function updateSpec(
     const after = await updateAndRead(t, id, mutation, condition);
     return { record: toRecord(after), changed: true, created: false };
   } catch (err) {
-    if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected);
+    if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected, err);
     throw err;
   }
 }
 
-/** Another spec writer got in first: fine if it wrote what we wanted and we had no expectation. */
+/**
+ * Another spec writer got in first: fine if it wrote what we wanted and we had no expectation.
+ * `refusal` (the failed conditional write) is the cause of what this throws.
+ */
 async function afterLostSpecRace(
   t: Table,
   id: string,
   hash: string,
   expected: number | undefined,
+  refusal: unknown,
 ): Promise<ApplyResult> {
   const now = await readRecord(t, id);
-  if (now?.deletionRequestedAt) throw new DeletionInProgressError(`${id}: deletion was requested`);
+  if (now?.deletionRequestedAt)
+    throw new DeletionInProgressError(`${id}: deletion was requested`, { cause: refusal });
   if (now && expected === undefined && now.specHash === hash) {
     return { record: now, changed: false, created: false };
   }
-  throw new ConflictError(`${id}: the spec was changed concurrently (now version ${now?.version ?? 'none'})`);
+  throw new ConflictError(
+    `${id}: the spec was changed concurrently (now version ${now?.version ?? 'none'})`,
+    {
+      cause: refusal,
+    },
+  );
 }
 
 /**

@@ -8,7 +8,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
@@ -148,7 +148,7 @@ async function startLocalTable(
     await createTable(client, TABLE, { stream: false });
   } catch (err) {
     // A persisted table from an earlier run is reused.
-    if ((err as { name?: string }).name !== 'ResourceInUseException') throw err;
+    if (!(err instanceof ResourceInUseException)) throw err;
   }
   return { url, client };
 }

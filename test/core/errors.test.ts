@@ -18,7 +18,7 @@ import {
   PolicyBundleError,
   PolicyDecisionError,
 } from '../../lambdas/policy/errors.js';
-import { ProviderRefusedError } from '../../lambdas/provider/ops.js';
+import { ProviderBugError, ProviderRefusedError } from '../../lambdas/provider/ops.js';
 import { RetryBudgetExhausted } from '../../lambdas/provider/retry.js';
 import { MalformedResponseError } from '../../lambdas/provider/to-observation.js';
 import { buildDefinition } from '../../lambdas/statemachine/definition.js';
@@ -131,6 +131,21 @@ describe('classifyAwsError', () => {
     expect(new NotFoundError('x', { remediation: 'r' }).name).toBe(ERROR_NAMES.NotFound);
   });
 
+  it('names no service for codes EKS, DynamoDB and Step Functions share: the SDK error does not say which', () => {
+    for (const code of [
+      'ThrottlingException',
+      'RequestLimitExceeded',
+      'InternalServerError',
+      'ResourceNotFoundException',
+    ])
+      expect(classifyAwsError(awsError(code, 400)).remediation, code).not.toMatch(/EKS/);
+    const network = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    expect(classifyAwsError(network).remediation).not.toMatch(/EKS/);
+    const status = classifyAwsError(awsError('WeirdServerThing', 502)).remediation;
+    expect(status).toMatch(/HTTP 502/);
+    expect(status).not.toMatch(/EKS/);
+  });
+
   it('survives a cyclic cause chain', () => {
     const a = new Error('a') as Error & { cause?: unknown };
     const b = new Error('b', { cause: a });
@@ -159,6 +174,9 @@ const DOMAIN: ReadonlyArray<[error: CloudOrchError, leavesAs: string]> = [
   [new InternalError('apply needs a planned operation', { cause }), ERROR_NAMES.Permanent],
 ];
 
+/** A lost lease never reaches status (see the LeaseLostError test); every other domain error does. */
+const REACHES_STATUS = DOMAIN.filter(([e]) => !(e instanceof LeaseLostError));
+
 /** What the Catch state hands ClassifyError for a step that threw `err` (as Lambda reports it). */
 function caughtFrom(err: unknown) {
   const step = toStepError(err);
@@ -181,11 +199,17 @@ function statusAfter(err: unknown) {
 
 describe('every error the product throws is a CloudOrchError with its own kind and remediation', () => {
   it.each(DOMAIN.map(([e, name]) => [e.name, e, name] as const))(
-    '%s leaves a step as %s... with its own remediation in status',
+    '%s leaves a step as %s with its own remediation',
     (_, e, leavesAs) => {
       expect(e).toBeInstanceOf(CloudOrchError);
       expect(e.remediation.length).toBeGreaterThan(20);
       expect(toStepError(e).name).toBe(leavesAs);
+    },
+  );
+
+  it.each(REACHES_STATUS.map(([e]) => [e.name, e] as const))(
+    '%s reaches status with its own remediation',
+    (_, e) => {
       const status = statusAfter(e);
       expect(status.remediation).toBe(e.remediation);
       expect(status.remediation).not.toBe(UNCLASSIFIED);
@@ -200,16 +224,36 @@ describe('every error the product throws is a CloudOrchError with its own kind a
     }
   });
 
-  it('a LeaseLostError reaches status named, with its own hint, not the generic one', () => {
-    const status = statusAfter(new LeaseLostError('team/a: lease is no longer held by run-1'));
-    const ready = status.conditions.find((c) => c.type === 'Ready');
-    expect(ready?.message).toBe('LeaseLostError: team/a: lease is no longer held by run-1');
-    expect(status.remediation).toMatch(/took over the lease/);
+  // WriteFailure writes through the lease that was lost, so it fails too (store.test.ts: the old owner
+  // cannot write status) and the execution ends FailedUnwritten. The classified failure, named, is
+  // what the execution history carries; the newer holder writes the status.
+  it('a LeaseLostError is classified named, with its own hint, for the execution history', () => {
+    const failure = readCaughtError(
+      caughtFrom(new LeaseLostError('team/a: lease is no longer held by run-1')),
+    );
+    expect(failure).toMatchObject({
+      kind: 'Permanent',
+      message: 'LeaseLostError: team/a: lease is no longer held by run-1',
+      remediation: expect.stringMatching(/took over the lease/),
+    });
+  });
+
+  it('a superseded step leaves as PermanentError: retried once, 30 s later, where it meets the same holder', () => {
+    const retry = (buildDefinition().States as Record<string, { Retry?: Record<string, unknown>[] }>)[
+      'Observe'
+    ]?.Retry?.find((r) => (r['ErrorEquals'] as string[]).includes(ERROR_NAMES.Permanent));
+    expect(toStepError(new LeaseLostError('lost')).name).toBe(ERROR_NAMES.Permanent);
+    expect(retry).toMatchObject({ MaxAttempts: 1, IntervalSeconds: 30 });
   });
 
   it('the provider errors keep the generic names the state machine matches on', () => {
     expect(new MalformedResponseError('cluster').name).toBe(ERROR_NAMES.Permanent);
-    expect(new ProviderRefusedError('refused', 'planner bug').name).toBe(ERROR_NAMES.Permanent);
+    expect(new ProviderRefusedError('refused', 'set spec.x').name).toBe(ERROR_NAMES.Permanent);
+    // A planner bug is Internal, yet leaves a step under the same name (so the same retries).
+    const bug = new ProviderBugError('refused', 'planner bug: report it');
+    expect(bug.kind).toBe('Internal');
+    expect(toStepError(bug).name).toBe(ERROR_NAMES.Permanent);
+    expect(readCaughtError(caughtFrom(bug))).toMatchObject({ kind: 'Internal', message: 'refused' });
   });
 
   it('each kind leaves a step under a name some Retry clause of the state machine matches', () => {

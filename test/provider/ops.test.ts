@@ -6,15 +6,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PermanentError } from '../../lambdas/core/errors.js';
+import { InternalError, PermanentError } from '../../lambdas/core/errors.js';
 import { OWNER_TAG } from '../../lambdas/core/ownership.js';
 import type { MutatingOperation } from '../../lambdas/core/plan/types.js';
-import {
-  amiTypeFor,
-  defaultsFromEnv,
-  type EksProvider,
-  ProviderRefusedError,
-} from '../../lambdas/provider/index.js';
+import { defaultsFromEnv } from '../../lambdas/provider/defaults.js';
+import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import { amiTypeFor, ProviderBugError, ProviderRefusedError } from '../../lambdas/provider/ops.js';
 import {
   clusterVersionOp,
   createClusterOp,
@@ -180,10 +177,13 @@ describe('the provider sends one call per operation', () => {
     ],
   ];
 
-  it.each(refused)('refuses %s without calling EKS', async (_, op) => {
+  // No spec can produce these: the planner broke an invariant, so they are Internal, not Permanent.
+  it.each(refused)('refuses %s without calling EKS, as a CloudOrch bug', async (_, op) => {
     const err = await provider.apply(op).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ProviderRefusedError);
-    expect(err).toBeInstanceOf(PermanentError);
+    expect(err).toBeInstanceOf(ProviderBugError);
+    expect(err).toBeInstanceOf(InternalError);
+    expect((err as ProviderBugError).kind).toBe('Internal');
+    expect((err as ProviderBugError).remediation).toMatch(/bug.*report it/);
     expect(rec.seen).toHaveLength(0);
   });
 
@@ -196,6 +196,7 @@ describe('the provider sends one call per operation', () => {
     ]) {
       const err = await provider.apply(op).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ProviderRefusedError);
+      expect(err).toBeInstanceOf(PermanentError);
       expect((err as ProviderRefusedError).remediation).toMatch(/spec\./);
     }
     expect(rec.seen).toHaveLength(0);
