@@ -2,6 +2,7 @@
  * Reads and conditional writes of target claims (claims.ts): taking a target for a record, asking
  * who holds it, and giving it up.
  */
+import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type ClaimItem, claimId, describeTarget, type Target } from './claims.js';
 import { TargetClaimedError } from './errors.js';
@@ -24,17 +25,23 @@ export async function claimTarget(t: Table, target: Target, holder: string, now:
   const item = { id: claimId(target), holder, claimedAt: now.toISOString() };
   // Read first: a record reconciling its own target (every Observe) writes nothing.
   let claim = await readItem(t, item.id);
+  // The refused put, when there was one, is the cause of the TargetClaimedError that follows.
+  let refused: ConditionalCheckFailedException | undefined;
   if (!claim) {
-    if (await putClaim(t, item, 'attribute_not_exists(#id)')) return true;
+    refused = await putClaim(t, item, 'attribute_not_exists(#id)');
+    if (!refused) return true;
     claim = await readItem(t, item.id);
   }
   const other = holderOf(claim);
   if (other === holder) return false;
   if (other !== undefined && !(await claimIsStale(t, claim ?? {}, other, target, now)))
-    throw new TargetClaimedError(describeTarget(target), other);
+    throw new TargetClaimedError(describeTarget(target), other, { cause: refused });
   const condition = other === undefined ? 'attribute_not_exists(#holder)' : '#holder = :other';
-  if (!(await putClaim(t, item, condition, other === undefined ? undefined : { ':other': other })))
-    throw new TargetClaimedError(describeTarget(target), 'another record (claimed concurrently)');
+  refused = await putClaim(t, item, condition, other === undefined ? undefined : { ':other': other });
+  if (refused)
+    throw new TargetClaimedError(describeTarget(target), 'another record (claimed concurrently)', {
+      cause: refused,
+    });
   return true;
 }
 
@@ -83,13 +90,13 @@ async function claimIsStale(
   return !(now.getTime() - since < STALE_CLAIM_MS);
 }
 
-/** A conditional put of a claim; false when the condition failed. */
+/** A conditional put of a claim: undefined when written, the refusal when the condition failed. */
 async function putClaim(
   t: Table,
   item: ClaimItem,
   condition: string,
   values?: Record<string, string>,
-): Promise<boolean> {
+): Promise<ConditionalCheckFailedException | undefined> {
   try {
     await t.doc.send(
       new PutCommand({
@@ -100,9 +107,9 @@ async function putClaim(
         ...(values ? { ExpressionAttributeValues: values } : {}),
       }),
     );
-    return true;
+    return undefined;
   } catch (err) {
-    if (isConditionFailure(err)) return false;
+    if (isConditionFailure(err)) return err;
     throw err;
   }
 }

@@ -13,7 +13,8 @@ export const OWNED_BY_ME = '#lease.#owner = :me';
 
 /**
  * A lease nobody holds: absent, expired, not the shape this store writes, or expiring further ahead
- * than any lease it writes (see lease.ts).
+ * than any lease it writes. The same rule as leaseView (lease.ts), boundaries included: expired
+ * strictly after `expiresAt` (isPastExpiry), implausible strictly after latestPlausibleExpiry.
  */
 const LEASE_FREE =
   'attribute_not_exists(#lease) OR NOT attribute_type(#lease, :map) OR NOT attribute_type(#lease.#expiresAt, :num) OR #lease.#expiresAt < :now OR #lease.#expiresAt > :max';
@@ -62,6 +63,7 @@ export async function acquireLease(
       `${id}: lease held by ${held?.owner ?? 'nobody (released meanwhile)'}`,
       held?.owner,
       held?.executionArn,
+      { cause: err },
     );
   }
 }

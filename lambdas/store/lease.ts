@@ -1,7 +1,8 @@
 /**
  * How a reader sees a lease: free, expired, implausible (expiring further ahead than any lease this
  * store writes: forged or corrupt, so it counts as free) or live. One definition for the store's
- * acquire condition, the sweep, `cloudorch reconcile` and `describe`.
+ * acquire condition (LEASE_FREE in lease-writes.ts states the same rule as a DynamoDB condition),
+ * the sweep, `cloudorch reconcile` and `cloudorch describe`.
  */
 import type { Lease } from './types.js';
 
@@ -12,9 +13,18 @@ export type LeaseView = 'free' | 'expired' | 'implausible' | 'live';
 
 export function leaseView(lease: Lease | undefined, now: Date, ttlMs: number): LeaseView {
   if (!lease) return 'free';
-  if (lease.expiresAt <= now.getTime()) return 'expired';
+  if (isPastExpiry(lease.expiresAt, now)) return 'expired';
   if (lease.expiresAt > latestPlausibleExpiry(now, ttlMs)) return 'implausible';
   return 'live';
+}
+
+/**
+ * A lease holds through its `expiresAt` millisecond and is expired only after it (the acquire
+ * condition's `#expiresAt < :now`): at the boundary the holder keeps it rather than two executions
+ * both believing they hold it.
+ */
+function isPastExpiry(expiresAt: number, now: Date): boolean {
+  return expiresAt < now.getTime();
 }
 
 export function latestPlausibleExpiry(now: Date, ttlMs: number): number {

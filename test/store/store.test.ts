@@ -15,12 +15,15 @@ import {
   TargetChangeError,
   TargetClaimedError,
 } from '../../lambdas/store/errors.js';
+import { isConditionFailure } from '../../lambdas/store/items.js';
+import { leaseView } from '../../lambdas/store/lease.js';
 import { specHash } from '../../lambdas/store/spec-hash.js';
 import { createTable } from '../../lambdas/store/table.js';
 import { HISTORY_LIMIT } from '../../lambdas/store/types.js';
 import { type DynamoServer, dynamoClient, startDynalite, startDynamoDbLocal } from './servers.js';
 import {
   at,
+  beforeNextPut,
   beforeNextUpdate,
   convergedStatus,
   historyEntries,
@@ -143,7 +146,9 @@ describe.each([
       const a = newStore();
       const b = newStore();
       beforeNextUpdate(a.client, () => b.store.applySpec(id, specOf(id, { nodeCount: 7 })));
-      await expect(a.store.applySpec(id, specOf(id, { nodeCount: 9 }))).rejects.toBeInstanceOf(ConflictError);
+      const lost = await a.store.applySpec(id, specOf(id, { nodeCount: 9 })).catch((e: unknown) => e);
+      expect(lost).toBeInstanceOf(ConflictError);
+      expect(isConditionFailure((lost as ConflictError).cause)).toBe(true);
       expect(await store.get(id)).toMatchObject({ spec: { nodeCount: 7 }, generation: 2, version: 2 });
     });
 
@@ -194,8 +199,19 @@ describe.each([
       const refused = await store.acquireLease(id, 'b', TTL, at(TTL)).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(LeaseHeldError);
       expect((refused as LeaseHeldError).holder).toBe('a');
+      expect(isConditionFailure((refused as LeaseHeldError).cause)).toBe(true);
       await store.acquireLease(id, 'a', TTL, at(1000));
       expect((await store.get(id))?.lease).toEqual({ owner: 'a', expiresAt: at(1000 + TTL).getTime() });
+    });
+
+    it('is held through its expiresAt and free after it: the acquire condition and leaseView agree', async () => {
+      const id = await leased('boundary', 'a');
+      const lease = (await store.get(id))?.lease;
+      expect(leaseView(lease, at(TTL), TTL)).toBe('live');
+      await expect(store.acquireLease(id, 'b', TTL, at(TTL))).rejects.toBeInstanceOf(LeaseHeldError);
+      expect(leaseView(lease, at(TTL + 1), TTL)).toBe('expired');
+      await store.acquireLease(id, 'b', TTL, at(TTL + 1));
+      expect((await store.get(id))?.lease?.owner).toBe('b');
     });
 
     it('an expired lease is taken over; the old owner can neither renew nor write status', async () => {
@@ -329,6 +345,19 @@ describe.each([
       expect((lost as TargetClaimedError).holder).toBe(a);
       expect(await store.get(b)).toBeUndefined();
       expect(await store.claimHolder(target(name))).toBe(a);
+    });
+
+    it('a claim lost to a concurrent claimer is refused with the refused write as its cause', async () => {
+      const name = uniqueId('claim-race').replace(/[^a-z0-9]+/g, '-');
+      const a = newStore();
+      const winner = uniqueId('claim-winner');
+      beforeNextPut(a.client, () => store.claimTarget(target(name), winner, T0));
+      const lost = await a.store
+        .claimTarget(target(name), uniqueId('claim-loser'), T0)
+        .catch((e: unknown) => e);
+      expect(lost).toBeInstanceOf(TargetClaimedError);
+      expect((lost as TargetClaimedError).holder).toBe(winner);
+      expect(isConditionFailure((lost as TargetClaimedError).cause)).toBe(true);
     });
 
     it('a write refused by its version check leaves no claim behind on the new target', async () => {

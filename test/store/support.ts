@@ -38,10 +38,19 @@ export function historyEntries(from: number, count: number): HistoryEntry[] {
  * read: the same interleaving two concurrent writers can produce, made deterministic.
  */
 export function beforeNextUpdate(client: DynamoDBClient, hook: () => Promise<unknown>): void {
+  beforeNext(client, /^Update(Item)?Command$/, hook);
+}
+
+/** As beforeNextUpdate, for the next put (a claim write). */
+export function beforeNextPut(client: DynamoDBClient, hook: () => Promise<unknown>): void {
+  beforeNext(client, /^Put(Item)?Command$/, hook);
+}
+
+function beforeNext(client: DynamoDBClient, command: RegExp, hook: () => Promise<unknown>): void {
   let armed = true;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (armed && /^Update(Item)?Command$/.test(context.commandName ?? '')) {
+      if (armed && command.test(context.commandName ?? '')) {
         armed = false;
         await hook();
       }

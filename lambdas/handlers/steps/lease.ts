@@ -7,6 +7,7 @@ import { LeaseHeldError, LeaseLostError } from '../../store/errors.js';
 import type { Lease } from '../../store/types.js';
 import type { LeaseRequest, LeaseResult } from '../contracts.js';
 import { depsOf } from '../deps.js';
+import { checkHolder } from '../lease-holder.js';
 import { log } from '../telemetry.js';
 
 /** The steps between acquire and release act only while their execution holds the lease. */
@@ -27,9 +28,9 @@ export async function leaseStep(req: LeaseRequest): Promise<LeaseResult> {
   } catch (err) {
     if (!(err instanceof LeaseHeldError)) throw err;
     const held = { acquired: false, ...(err.holder ? { holder: err.holder } : {}) };
-    if (!err.holder || !err.holderExecutionArn) return held;
-    const holder = await executions.status(err.holderExecutionArn);
-    if (holder.state !== 'ended') return held;
+    if (!err.holder) return held;
+    const holder = await checkHolder(executions, err.holderExecutionArn);
+    if (!holder.ended) return held;
     try {
       await store.acquireLease(req.id, req.owner, config.leaseTtlMs, now(), {
         ...opts,

@@ -9,6 +9,7 @@ import { leaseView } from '../../store/lease.js';
 import type { DesiredStateStore } from '../../store/types.js';
 import { DEFAULT_CONFIG, depsOf, type ExecutionStarter } from '../deps.js';
 import { executionName } from '../execution-name.js';
+import { checkHolder } from '../lease-holder.js';
 import { emit, METRIC } from '../telemetry.js';
 
 export type ReconcileNowResult =
@@ -37,8 +38,9 @@ export async function reconcileWith(
   if (parsed.kind === 'claim') throw new RecordInvalidError(id, 'a target claim, not a record');
   const lease = parsed.kind === 'record' ? parsed.record.lease : undefined;
   if (lease && leaseView(lease, now, leaseTtlMs) === 'live') {
-    const holder = lease.executionArn ? await executions.status(lease.executionArn) : undefined;
-    if (holder?.state !== 'ended')
+    const check = await checkHolder(executions, lease.executionArn);
+    if (!check.ended) {
+      const holder = check.status;
       return {
         started: false,
         holder: lease.executionArn ?? lease.owner,
@@ -47,6 +49,7 @@ export async function reconcileWith(
         ...(holder?.state === 'running' && holder.startedAt ? { since: holder.startedAt } : {}),
         ...(holder && holder.state !== 'running' && holder.detail ? { detail: holder.detail } : {}),
       };
+    }
   }
   const name = executionName(id, generation, 'manual', String(now.getTime()));
   const res = await executions.start(name, { id, trigger: 'manual' });

@@ -20,6 +20,7 @@ import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
 import { DEFAULT_CONFIG, depsOf } from '../deps.js';
 import { executionName, timeBucket } from '../execution-name.js';
+import { checkHolder } from '../lease-holder.js';
 import { emit, log, METRIC } from '../telemetry.js';
 
 export interface SweepOptions {
@@ -104,10 +105,8 @@ export function decideFromRecord(
 
 /** A live-looking lease: the cluster is busy unless the execution it names has ended. */
 async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
-  const arn = r.lease?.executionArn;
-  if (!arn) return { start: false, why: 'an execution holds the lease' };
-  const holder = await depsOf('sweep').executions.status(arn);
-  if (holder.state === 'ended') return { start: true, why: `dead execution (${holder.detail ?? 'ended'})` };
+  const holder = await checkHolder(depsOf('sweep').executions, r.lease?.executionArn);
+  if (holder.ended) return { start: true, why: `dead execution (${holder.detail ?? 'ended'})` };
   return { start: false, why: 'an execution holds the lease' };
 }
 

@@ -2,6 +2,8 @@
 
 import { REASON_HINT } from '../../../lambdas/core/conditions.js';
 import { type DriftItem, ruleOfDrift } from '../../../lambdas/core/plan/fields.js';
+import { DEFAULT_CONFIG } from '../../../lambdas/handlers/deps.js';
+import { leaseView } from '../../../lambdas/store/lease.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import type { Output } from '../format.js';
@@ -9,16 +11,28 @@ import { age, paint } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
-/** Who holds the lease, whether that execution still runs, and until when the lease is valid. */
+/**
+ * The lease's state as the sweep and `cloudorch reconcile` see it (leaseView), with its expiry: an
+ * implausible lease counts as free, however far ahead it claims to be valid.
+ */
+export function leaseExpiry(lease: NonNullable<ClusterRecord['lease']>, now: Date): string {
+  // A forged expiry can be any number: print it as it is when it is not a date.
+  const date = new Date(lease.expiresAt);
+  const at = Number.isNaN(date.getTime()) ? String(lease.expiresAt) : date.toISOString();
+  const view = leaseView(lease, now, DEFAULT_CONFIG.leaseTtlMs);
+  if (view === 'live') return `live until ${at}`;
+  if (view === 'implausible')
+    return `implausible, counts as free: expires ${at}, later than CloudOrch writes`;
+  return `expired at ${at}`; // a lease that exists is never 'free'
+}
+
+/** Who holds the lease, whether that execution still runs, and the lease's state. */
 async function describeLease(
   t: Target,
   lease: NonNullable<ClusterRecord['lease']>,
   now: Date,
 ): Promise<string> {
-  // A forged expiry can be any number: print it as it is when it is not a date.
-  const date = new Date(lease.expiresAt);
-  const at = Number.isNaN(date.getTime()) ? String(lease.expiresAt) : date.toISOString();
-  const expiry = lease.expiresAt > now.getTime() ? `valid until ${at}` : `expired at ${at}`;
+  const expiry = leaseExpiry(lease, now);
   if (!lease.executionArn) return `${lease.owner} (${expiry})`;
   const holder = await t.executions.status(lease.executionArn);
   const state =
