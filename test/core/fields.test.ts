@@ -14,7 +14,6 @@ import {
 import { firstAction, plan } from '../../lambdas/core/plan/plan.js';
 import { applyKeyOf, tokenTarget } from '../../lambdas/core/plan/tokens.js';
 import type { Desired, MutatingOperation } from '../../lambdas/core/plan/types.js';
-import { specSchema } from '../../lambdas/core/spec/schema.js';
 import {
   cluster,
   converged,
@@ -35,10 +34,7 @@ function reported(d: Desired, o = converged(s131)) {
 }
 
 describe('field table: one rule per spec field', () => {
-  it('has a rule for every field of the spec schema, and none for a field it does not have', () => {
-    expect(Object.keys(FIELD_TABLE).sort()).toEqual(Object.keys(specSchema.shape).sort());
-  });
-
+  // That every schema field has a rule (and no more) is checked in planner.test.ts.
   it('every impossible field says how it is compared and how it is reported', () => {
     for (const [field, rule] of RULES) {
       if (rule.convergence !== 'impossible') continue;
@@ -121,12 +117,58 @@ describe("field table: the planner's immutable-field check reads it", () => {
   });
 });
 
+describe('field table: node groups are compared as the planner resolves them', () => {
+  const o = converged(s131);
+  const ng = o.nodegroups[0]!.name;
+  const kinds = (d: Desired, defaults: typeof DEFAULTS) => plan(d, o, defaults).map((op) => op.kind);
+  const how = (field: string) => {
+    const rule = ruleOfDrift(field)?.rule;
+    return rule && { convergence: rule.convergence, via: rule.via };
+  };
+  const replace = { convergence: 'replace-nodegroup', via: ['CreateNodegroup', 'DeleteNodegroup'] };
+
+  it('a changed default node role is drift, as the planner replaces the group for it', () => {
+    const defaults = { ...DEFAULTS, nodeRoleArn: 'arn:aws:iam::111122223333:role/eks-node-2' };
+    const drift = detectDrift(s131, o, defaults).map((x) => x.field);
+    expect(drift).toEqual(['nodegroup', `nodeRoleArn (node group ${ng})`]);
+    expect(how(drift[1]!)).toEqual(replace);
+    expect(kinds(desired(), defaults)).toEqual(['CreateNodegroup', 'DeleteNodegroup']);
+  });
+
+  it('changed default subnets are drift of the node group, which converges by replacement', () => {
+    const defaults = { ...DEFAULTS, subnetIds: ['subnet-0000000c', 'subnet-0000000d'] };
+    const drift = detectDrift(s131, o, defaults).map((x) => x.field);
+    expect(drift).toEqual(['nodegroup', `network.subnetIds (node group ${ng})`]);
+    expect(how(drift[1]!)).toEqual(replace);
+    expect(kinds(desired(), defaults)).toEqual(['CreateNodegroup', 'DeleteNodegroup']);
+  });
+
+  it("changed spec subnets: the cluster's cannot move, the node group's are replaced", () => {
+    const d = desired({ network: { subnetIds: ['subnet-0000000c', 'subnet-0000000d'] } });
+    const drift = detectDrift(d.spec, o, DEFAULTS).map((x) => x.field);
+    expect(drift).toEqual(['nodegroup', 'network.subnetIds', `network.subnetIds (node group ${ng})`]);
+    expect(how('network.subnetIds')).toEqual({ convergence: 'impossible', via: [] });
+    expect(how(drift[2]!)).toEqual(replace);
+    expect(kinds(d, DEFAULTS)).toEqual(['Impossible', 'CreateNodegroup', 'DeleteNodegroup']);
+  });
+
+  it('an old group left beside the desired one is drift until it is deleted', () => {
+    const old = nodegroupFor(spec({ instanceType: 'c6i.large' }));
+    const both = observation(o.cluster, [...o.nodegroups, old]);
+    expect(detectDrift(s131, both, DEFAULTS)).toEqual([
+      { field: 'nodegroup', desired: ng, observed: `${ng}, ${old.name}` },
+    ]);
+    expect(plan(desired(), both, DEFAULTS).map((op) => op.kind)).toEqual(['DeleteNodegroup']);
+  });
+});
+
 describe('field table: ruleOfDrift', () => {
   it.each([
     ['nodeCount', 'nodeCount'],
     ['network.subnetIds', 'network'],
     ['kubernetesVersion (node group g)', 'kubernetesVersion'],
     ['tags (node group g)', 'tags'],
+    ['network.subnetIds (node group g)', 'network'],
   ])('%s belongs to %s', (item, field) => {
     expect(ruleOfDrift(item)?.field).toBe(field);
   });
