@@ -68,10 +68,7 @@ export async function updateAndRead(
 }
 
 export function isConditionFailure(err: unknown): err is ConditionalCheckFailedException {
-  return (
-    err instanceof ConditionalCheckFailedException ||
-    (err instanceof Error && err.name === 'ConditionalCheckFailedException')
-  );
+  return err instanceof ConditionalCheckFailedException;
 }
 
 /** The item as the table holds it: the document client drops undefined members on write. */
