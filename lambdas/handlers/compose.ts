@@ -10,7 +10,7 @@
  * The makers (clients/*.ts) are handed in by the caller instead of imported here, so that a
  * function's bundle holds only the SDK clients it uses.
  */
-import { ENV } from '../config.js';
+import { ENV, SETTING_DEFAULTS } from '../config.js';
 import { InternalError, PermanentError } from '../core/errors.js';
 import type { FunctionKey } from '../functions/catalog.js';
 import { defaultsFromEnv, list } from '../provider/defaults.js';
@@ -50,24 +50,42 @@ export interface Wiring extends WiringInput {
 }
 
 export type Maker<T> = (w: Wiring) => T;
-export type Makers = { readonly [S in ClientSlot]: Maker<Clients[S]> };
+type Makers = { readonly [S in ClientSlot]: Maker<Clients[S]> };
 
 /** What a function's entry hands in: a maker for each client its capabilities name, and no other. */
-export type MakersOf<K extends FunctionKey> = { readonly [S in SlotOf<K>]: Maker<Clients[S]> } & {
+type MakersOf<K extends FunctionKey> = { readonly [S in SlotOf<K>]: Maker<Clients[S]> } & {
   readonly [S in Exclude<ClientSlot, SlotOf<K>>]?: never;
 };
 
 type Built<M> = { readonly [S in keyof M]: M[S] extends Maker<infer T> ? T : never };
 
-export interface Composition<M> {
+interface Composition<M> {
   readonly deps: BaseDeps & Built<M>;
   /** Closes every SDK client the makers created (local mode; Lambda keeps them for its lifetime). */
   close(): void;
 }
 
 /** The pipeline configuration: deployment defaults for creates, CloudOrch's own roles, fixed limits. */
-export function configFromEnv(env: Env): PipelineConfig {
+function configFromEnv(env: Env): PipelineConfig {
   return { ...DEFAULT_CONFIG, defaults: defaultsFromEnv(env), ownRoleArns: list(env[ENV.ownRoles]) ?? [] };
+}
+
+/**
+ * The one reader of numeric settings: undefined when unset, malformed or below `min`, so that the
+ * caller's default applies rather than "never" or "always".
+ */
+export function envNumber(env: Env, name: string, min = Number.MIN_VALUE): number | undefined {
+  const raw = env[name]?.trim();
+  const v = raw ? Number(raw) : Number.NaN;
+  return Number.isFinite(v) && v >= min ? v : undefined;
+}
+
+/** The sweep's period and concurrency, as the stack set them for its Lambda. */
+export function sweepSettings(env: Env = process.env): { periodSeconds: number; concurrency: number } {
+  return {
+    periodSeconds: envNumber(env, ENV.sweepPeriod) ?? SETTING_DEFAULTS.sweepPeriodSeconds,
+    concurrency: envNumber(env, ENV.sweepConcurrency) ?? SETTING_DEFAULTS.sweepConcurrency,
+  };
 }
 
 export function required(env: Env, name: string): string {
@@ -79,10 +97,13 @@ export function required(env: Env, name: string): string {
   return v;
 }
 
-/** SDK client options: a local server's endpoint and credentials, or nothing (the SDK's defaults). */
+/** SDK client options: a local server's endpoint and credentials, else the environment's region. */
 export function sdkOptions(w: WiringInput, service: 'dynamodb' | 'sfn') {
   const e = w.endpoints;
-  return e ? { endpoint: e[service], region: e.region, credentials: e.credentials } : {};
+  if (e) return { endpoint: e[service], region: e.region, credentials: e.credentials };
+  // An environment naming the region (the CLI's --region) wins over the SDK's own lookup.
+  const region = w.env['AWS_REGION'];
+  return region ? { region } : {};
 }
 
 export function compose<M extends Partial<Makers>>(makers: M, input: WiringInput): Composition<M> {

@@ -3,7 +3,8 @@
  * configures (the composition root builds one per process). Configuration (environment):
  * - `CLOUDORCH_POLICY_BUNDLE_S3=s3://bucket/key` in AWS, or
  * - `CLOUDORCH_POLICY_BUNDLE_FILE=path/to/bundle.tar.gz` in local mode;
- * - `CLOUDORCH_POLICY_RELOAD_SECONDS` (default 60): how often the source is checked for a new bundle.
+ * - `CLOUDORCH_POLICY_RELOAD_SECONDS` (default 60, read by the composition root): how often the
+ *   source is checked for a new bundle.
  * With neither source set the engine is degraded and denies everything.
  */
 import { S3Client } from '@aws-sdk/client-s3';
@@ -17,8 +18,6 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './sources.js';
 
-export { POLICY_ENV };
-
 export function bundleSourceFromEnv(env: NodeJS.ProcessEnv = process.env): BundleSource {
   const s3 = env[POLICY_ENV.s3];
   if (s3) {
@@ -31,11 +30,10 @@ export function bundleSourceFromEnv(env: NodeJS.ProcessEnv = process.env): Bundl
   return new UnconfiguredSource(`set ${POLICY_ENV.s3} or ${POLICY_ENV.file}`);
 }
 
-export function policyEngineFromEnv(env: NodeJS.ProcessEnv = process.env): PolicyEngine {
-  const raw = env[POLICY_ENV.reloadSeconds];
-  const fallback = SETTING_DEFAULTS.policyReloadSeconds;
-  const seconds = raw === undefined || raw === '' ? fallback : Number(raw);
-  // A malformed interval falls back to the default rather than to "never" or "always".
-  const reloadIntervalMs = (Number.isFinite(seconds) && seconds >= 0 ? seconds : fallback) * 1000;
-  return new PolicyEngine({ source: bundleSourceFromEnv(env), reloadIntervalMs });
+/** The engine over the bundle source `env` names, checked for a new bundle every `reloadSeconds`. */
+export function policyEngineFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  reloadSeconds: number = SETTING_DEFAULTS.policyReloadSeconds,
+): PolicyEngine {
+  return new PolicyEngine({ source: bundleSourceFromEnv(env), reloadIntervalMs: reloadSeconds * 1000 });
 }

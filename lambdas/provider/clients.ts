@@ -9,8 +9,6 @@ import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { ENV } from '../config.js';
 import { budgetedRetryStrategy, EKS_RETRY_BUDGET, type RetryBudget } from './retry.js';
 
-export const ENDPOINT_ENV = ENV.eksEndpoint;
-
 /**
  * Per-request deadlines, so a hung connection becomes a retryable `TimeoutError` and a reconcile step
  * always keeps time to write status.
@@ -44,7 +42,7 @@ export class EksClients {
 
   constructor(private readonly opts: EksClientOptions = {}) {
     const env = opts.env ?? process.env;
-    this.endpoint = opts.endpoint ?? (env[ENDPOINT_ENV] || undefined);
+    this.endpoint = opts.endpoint ?? (env[ENV.eksEndpoint] || undefined);
     this.budget = { ...EKS_RETRY_BUDGET, ...opts.retry };
   }
 

@@ -5,9 +5,6 @@
 import { DEFAULTS_ENV } from '../config.js';
 import type { PlanDefaults } from '../core/plan/types.js';
 
-/** Deployment configuration a create falls back to when the spec leaves it open (names: config.ts). */
-export { DEFAULTS_ENV };
-
 /** A comma-separated environment value as a list (undefined when empty). */
 export const list = (v: string | undefined) =>
   v

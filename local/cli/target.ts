@@ -1,25 +1,19 @@
 /**
  * Which CloudOrch the CLI talks to: a running `cloudorch dev` (found through its state file), or a
  * deployed stack in AWS (`--region`, `--table`, `--state-machine-arn`, `--profile`). Both are the
- * same clients against different endpoints: the CLI only reads and writes records, starts
- * executions and, for `plan`, observes EKS read-only.
+ * functions' own clients, built by their composition root and makers, against different endpoints:
+ * the CLI only reads and writes records, starts executions and, for `plan`, observes EKS read-only.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SFNClient } from '@aws-sdk/client-sfn';
+import { ENV, POLICY_ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
-import { engineEvaluator } from '../../lambdas/handlers/clients/policy.js';
+import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
+import { wasmPolicy } from '../../lambdas/handlers/clients/policy.js';
+import { sfnExecutions } from '../../lambdas/handlers/clients/sfn.js';
+import { dynamoStore } from '../../lambdas/handlers/clients/store.js';
+import { compose, type Env, type WiringInput } from '../../lambdas/handlers/compose.js';
 import type { ExecutionStarter, PolicyEvaluator } from '../../lambdas/handlers/deps.js';
-import { sfnStarter } from '../../lambdas/handlers/sfn-starter.js';
-import {
-  FileBundleSource,
-  POLICY_ENV,
-  PolicyEngine,
-  policyEngineFromEnv,
-} from '../../lambdas/policy/index.js';
-import { defaultsFromEnv } from '../../lambdas/provider/defaults.js';
-import { EksProvider } from '../../lambdas/provider/eks-provider.js';
-import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
+import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { ensurePolicyBundle } from '../../policies/build.js';
 import { devStatePath, readDevState } from '../dev/state-file.js';
 import { SimAdminClient } from '../eks-sim/index.js';
@@ -50,45 +44,64 @@ export class TargetError extends Error {
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
+/** The CLI's clients, through the functions' composition root: the same makers, other wiring. */
+const cliClients = (input: WiringInput) =>
+  compose({ store: dynamoStore, provider: eksProvider, executions: sfnExecutions }, input);
+
+/** A policy engine built by the functions' maker; it waits for its bundle before the first decision. */
+async function enginePolicy(env: Env): Promise<PolicyEvaluator> {
+  const { policy } = compose({ policy: wasmPolicy }, { env }).deps;
+  await policy.engine.ready();
+  return policy;
+}
+
+/** The policies of this checkout, built if needed. */
 async function localPolicy(): Promise<PolicyEvaluator> {
   const { bundlePath } = await ensurePolicyBundle({ outDir: 'policies/build' });
-  const engine = new PolicyEngine({ source: new FileBundleSource(bundlePath) });
-  await engine.ready();
-  return engineEvaluator(() => engine);
+  return enginePolicy({ [ENV.policyBundleFile]: bundlePath });
+}
+
+/** Without --state-machine-arn the CLI can ask about executions but not start one. */
+function statusOnly(executions: ExecutionStarter): ExecutionStarter {
+  return {
+    start: async () => {
+      throw new TargetError(
+        'starting a reconcile needs --state-machine-arn (the stack output StateMachineArn)',
+      );
+    },
+    // Asking about an execution needs no state machine ARN: the execution's own is enough.
+    status: (arn) => executions.status(arn),
+  };
+}
+
+function awsTarget(opts: TargetOptions & { table: string; region: string }): Target {
+  if (opts.profile) process.env.AWS_PROFILE = opts.profile;
+  // The caller's environment, as a function's would be, with the flags' table, state machine and region.
+  const env: Env = {
+    ...process.env,
+    [ENV.table]: opts.table,
+    [ENV.stateMachine]: opts.stateMachineArn,
+    AWS_REGION: opts.region,
+  };
+  const { deps, close } = cliClients({ env });
+  return {
+    kind: 'aws',
+    description: `table ${opts.table} in ${opts.region}`,
+    store: deps.store,
+    executions: opts.stateMachineArn ? deps.executions : statusOnly(deps.executions),
+    provider: deps.provider,
+    // Deployment defaults come from the caller's environment, as the functions take them from theirs.
+    defaults: deps.config.defaults,
+    // The deployed bundle when its location is given, else the policies of this checkout.
+    policy: () => (process.env[POLICY_ENV.s3] ? enginePolicy(process.env) : localPolicy()),
+    close,
+  };
 }
 
 export async function resolveTarget(opts: TargetOptions): Promise<Target> {
   if (opts.table || opts.region || opts.stateMachineArn) {
     if (!opts.table || !opts.region) throw new TargetError('AWS mode needs both --table and --region');
-    if (opts.profile) process.env.AWS_PROFILE = opts.profile;
-    const ddb = new DynamoDBClient({ region: opts.region });
-    const sfn = new SFNClient({ region: opts.region });
-    const arn = opts.stateMachineArn;
-    return {
-      kind: 'aws',
-      description: `table ${opts.table} in ${opts.region}`,
-      store: new DynamoDesiredStateStore({ client: ddb, tableName: opts.table }),
-      executions: arn
-        ? sfnStarter(sfn, arn)
-        : {
-            start: async () => {
-              throw new TargetError(
-                'starting a reconcile needs --state-machine-arn (the stack output StateMachineArn)',
-              );
-            },
-            // Asking about an execution needs no state machine ARN: the execution's own is enough.
-            status: sfnStarter(sfn, undefined).status,
-          },
-      provider: new EksProvider(),
-      defaults: defaultsFromEnv(),
-      // The deployed bundle when its location is given, else the policies of this checkout.
-      policy: async () =>
-        process.env[POLICY_ENV.s3] ? engineEvaluator(() => policyEngineFromEnv()) : localPolicy(),
-      close: () => {
-        ddb.destroy();
-        sfn.destroy();
-      },
-    };
+    return awsTarget({ ...opts, table: opts.table, region: opts.region });
   }
   const state = await readDevState(devStatePath());
   if (!state) {
@@ -96,31 +109,25 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
       `no running 'cloudorch dev' found (${devStatePath()}); start it, or target AWS with --table and --region`,
     );
   }
-  const ddb = new DynamoDBClient({
-    endpoint: state.endpoints.dynamodb,
-    region: state.region,
-    credentials: LOCAL_CREDENTIALS,
-  });
-  const sfn = new SFNClient({
-    endpoint: state.endpoints.sfn,
-    region: state.region,
-    credentials: LOCAL_CREDENTIALS,
+  const { deps, close } = cliClients({
+    env: { [ENV.table]: state.tableName, [ENV.stateMachine]: state.stateMachineArn },
+    endpoints: {
+      region: state.region,
+      credentials: LOCAL_CREDENTIALS,
+      dynamodb: state.endpoints.dynamodb,
+      eks: state.endpoints.eks,
+      sfn: state.endpoints.sfn,
+    },
   });
   return {
     kind: 'local',
     description: `cloudorch dev (dashboard ${state.endpoints.dashboard})`,
-    store: new DynamoDesiredStateStore({ client: ddb, tableName: state.tableName }),
-    executions: sfnStarter(sfn, state.stateMachineArn),
-    provider: new EksProvider({
-      endpoint: state.endpoints.eks,
-      credentials: LOCAL_CREDENTIALS,
-    }),
+    store: deps.store,
+    executions: deps.executions,
+    provider: deps.provider,
     defaults: LOCAL_DEFAULTS,
     sim: new SimAdminClient(state.endpoints.eks, state.region),
     policy: localPolicy,
-    close: () => {
-      ddb.destroy();
-      sfn.destroy();
-    },
+    close,
   };
 }

@@ -8,7 +8,7 @@ import { ListClustersCommand } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError, PermanentError, TransientError } from '../../lambdas/core/errors.js';
 import { OWNER_TAG } from '../../lambdas/core/ownership.js';
-import type { EksProvider } from '../../lambdas/provider/index.js';
+import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import {
   CLUSTER,
   clusterActive,

@@ -13,7 +13,9 @@ import {
   TransientError,
 } from '../../lambdas/core/errors.js';
 import type { MutatingOperation } from '../../lambdas/core/plan/types.js';
-import { EKS_RETRY_BUDGET, type EksProvider, MalformedResponseError } from '../../lambdas/provider/index.js';
+import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import { EKS_RETRY_BUDGET } from '../../lambdas/provider/retry.js';
+import { MalformedResponseError } from '../../lambdas/provider/to-observation.js';
 import {
   clusterVersionOp,
   createClusterOp,

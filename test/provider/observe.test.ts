@@ -7,8 +7,8 @@
 import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { observeCallBound } from '../../lambdas/provider/eks-provider.js';
-import { MalformedResponseError } from '../../lambdas/provider/index.js';
 import {
+  MalformedResponseError,
   selectUpdate,
   toObservedCluster,
   toObservedNodegroup,

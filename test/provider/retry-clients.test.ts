@@ -1,12 +1,12 @@
 /** The retry budget's arithmetic and the client cache's keys (region, assumed role, explicit endpoint). */
 import { describe, expect, it } from 'vitest';
+import { EksClients } from '../../lambdas/provider/clients.js';
 import {
   budgetedRetryStrategy,
   EKS_RETRY_BUDGET,
-  EksClients,
   type RetryBudget,
   worstCaseBackoffMs,
-} from '../../lambdas/provider/index.js';
+} from '../../lambdas/provider/retry.js';
 
 type Strategy = ReturnType<typeof budgetedRetryStrategy>;
 type ErrorInfo = Parameters<Strategy['refreshRetryTokenForRetry']>[1];

@@ -7,7 +7,8 @@
  *  - read calls per observation stay within observeCallBound.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EKS_RETRY_BUDGET, observeCallBound } from '../../lambdas/provider/index.js';
+import { observeCallBound } from '../../lambdas/provider/eks-provider.js';
+import { EKS_RETRY_BUDGET } from '../../lambdas/provider/retry.js';
 import type { CallCounts } from '../../local/eks-sim/admin.js';
 import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
 import { useSimulator } from '../eks-sim/support.js';

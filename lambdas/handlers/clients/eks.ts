@@ -4,12 +4,12 @@
  */
 import { ENV, METRIC } from '../../config.js';
 import { EksProvider } from '../../provider/eks-provider.js';
-import type { Wiring } from '../compose.js';
+import { envNumber, type Wiring } from '../compose.js';
 import { emit } from '../telemetry.js';
 import { perSecondLimiter } from '../token-bucket.js';
 
 export function eksProvider(w: Wiring): EksProvider {
-  const rate = Number(w.env[ENV.eksCallsPerSecond]) || undefined;
+  const rate = envNumber(w.env, ENV.eksCallsPerSecond);
   const local = w.endpoints;
   const provider = new EksProvider({
     env: w.env,

@@ -1,6 +1,8 @@
 /** The WASM policy engine: the client of capability `policy:read`. */
+
+import { ENV, SETTING_DEFAULTS } from '../../config.js';
 import { type PolicyEngine, policyEngineFromEnv } from '../../policy/index.js';
-import type { Wiring } from '../compose.js';
+import { envNumber, type Wiring } from '../compose.js';
 import type { PolicyEvaluator } from '../deps.js';
 
 /** The policy engine as the pipeline sees it: always an answer, degraded when no bundle is loaded. */
@@ -19,6 +21,8 @@ export interface EnginePolicy extends PolicyEvaluator {
 }
 
 export function wasmPolicy(w: Wiring): EnginePolicy {
-  const engine = policyEngineFromEnv(w.env);
+  // Zero is allowed: the bundle is checked on every decision.
+  const reloadSeconds = envNumber(w.env, ENV.policyReloadSeconds, 0) ?? SETTING_DEFAULTS.policyReloadSeconds;
+  const engine = policyEngineFromEnv(w.env, reloadSeconds);
   return { ...engineEvaluator(() => engine), engine };
 }

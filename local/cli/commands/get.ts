@@ -1,12 +1,9 @@
 /** `cloudorch get`: the clusters with their status columns, once or watching (`-w`). */
 import { stringify } from 'yaml';
-import { type Listing, listAll, listItems } from '../../../lambdas/store/list.js';
-import type { ClusterRecord } from '../../../lambdas/store/types.js';
+import { type Listing, listItems } from '../../../lambdas/store/list.js';
 import { COLUMNS, invalidRow, type Output, row, table } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
-
-export const listRecords = (t: Target): Promise<ClusterRecord[]> => listAll(t.store);
 
 const matches = (id: string, name: string) => id === name || id.endsWith(`/${name}`);
 

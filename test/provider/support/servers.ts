@@ -4,7 +4,7 @@
  */
 
 import { afterAll, beforeAll } from 'vitest';
-import { EksProvider, type EksProviderOptions } from '../../../lambdas/provider/index.js';
+import { EksProvider, type EksProviderOptions } from '../../../lambdas/provider/eks-provider.js';
 import type { SimAdminClient } from '../../../local/eks-sim/admin-client.js';
 import { DEFAULT_DURATIONS } from '../../../local/eks-sim/index.js';
 import type { StartOptions } from '../../../local/eks-sim/server.js';
