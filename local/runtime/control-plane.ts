@@ -37,11 +37,11 @@ import {
   substitute,
 } from '../../lambdas/statemachine/definition.js';
 import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import { createTable } from '../../lambdas/store/table.js';
 import { ensurePolicyBundle } from '../../policies/build.js';
 import { type EksSimulator, SimAdminClient, startEksSimulator } from '../eks-sim/index.js';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../sfn/endpoint.js';
 import { ChangeFeed } from '../store/change-feed.js';
+import { createTable } from '../store/table.js';
 import { feedWrites } from '../store/write-tap.js';
 import { refuseBrowserRequests } from './browser-guard.js';
 

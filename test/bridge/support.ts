@@ -15,7 +15,7 @@ import type { BeforeWrite } from '../../bridge/mirror.js';
 import type { CloudClusterSpecInput } from '../../lambdas/core/spec/schema.js';
 import { FileBundleSource, PolicyEngine } from '../../lambdas/policy/index.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import { createTable } from '../../lambdas/store/table.js';
+import { createTable } from '../../local/store/table.js';
 import { BUNDLE_FILE, POLICY_DIR } from '../../policies/build.js';
 import { freePort } from '../store/servers.js';
 import type { TestEnv } from './testenv.js';

@@ -9,7 +9,7 @@ import { applyOutcome } from '../../lambdas/core/status.js';
 import { DEFAULT_CONFIG, setDeps } from '../../lambdas/handlers/deps.js';
 import { changeOf, onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import { createTable } from '../../lambdas/store/table.js';
+import { createTable } from '../../local/store/table.js';
 import { type DynamoServer, dynamoClient, readStream, startDynamoDbLocal } from '../store/servers.js';
 import { spec } from './support.js';
 

@@ -18,8 +18,8 @@ import {
 import { isConditionFailure } from '../../lambdas/store/items.js';
 import { leaseView } from '../../lambdas/store/lease.js';
 import { specHash } from '../../lambdas/store/spec-hash.js';
-import { createTable } from '../../lambdas/store/table.js';
 import { HISTORY_LIMIT } from '../../lambdas/store/types.js';
+import { createTable } from '../../local/store/table.js';
 import { type DynamoServer, dynamoClient, startDynalite, startDynamoDbLocal } from './servers.js';
 import {
   at,

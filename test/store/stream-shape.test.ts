@@ -9,8 +9,8 @@ import type { _Record as StreamsRecord } from '@aws-sdk/client-dynamodb-streams'
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import { createTable } from '../../lambdas/store/table.js';
 import { ChangeFeed } from '../../local/store/change-feed.js';
+import { createTable } from '../../local/store/table.js';
 import { feedWrites } from '../../local/store/write-tap.js';
 import { type DynamoServer, dynamoClient, readStream, startDynalite, startDynamoDbLocal } from './servers.js';
 import { at, convergedStatus, historyEntries, spec, T0, uniqueTable } from './support.js';

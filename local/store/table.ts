@@ -1,6 +1,6 @@
 /** Creates the desired-state table for local mode and tests; in AWS the CDK stack owns it. */
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TransientError } from '../core/errors.js';
+import { TransientError } from '../../lambdas/core/errors.js';
 
 export interface CreatedTable {
   /** Absent when the server has no streams (dynalite accepts the setting and drops it). */
