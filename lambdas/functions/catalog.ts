@@ -1,8 +1,9 @@
 /**
  * Every Lambda CloudOrch deploys, with the capabilities its job needs and nothing more. The CDK
- * stack grants exactly these (and a test fails if a function gets more), and the composition root
- * (handlers/compose.ts) gives each function exactly the clients they name, so this is the one place
- * that says who may do what.
+ * stack grants exactly these (and a test fails if a function gets more), and in Lambda the composition
+ * root (handlers/compose.ts) gives each function exactly the clients they name, so this is the one
+ * place that says who may do what. `cloudorch dev`, one process for every function, hands every
+ * handler every client; there only the types hold a handler to its capabilities.
  */
 import type { StepFunctionKey } from '../statemachine/definition.js';
 

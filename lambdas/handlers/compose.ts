@@ -4,8 +4,8 @@
  * Functions for sfn:*) and nothing else, plus its configuration from the environment and a clock.
  * Lambda entries compose their own function from `process.env`; `cloudorch dev`, one process hosting
  * every function, composes every client from the environment the stack would set and the endpoints
- * of its local servers (retry delays scaled to the simulator, and the change feed's tap on the store's
- * client, are the only other local differences).
+ * of its local servers (README.md lists what else differs locally); the CLI composes the clients it
+ * needs the same way.
  *
  * The makers (clients/*.ts) are handed in by the caller instead of imported here, so that a
  * function's bundle holds only the SDK clients it uses.

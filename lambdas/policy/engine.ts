@@ -68,7 +68,6 @@ export class PolicyEngine {
   private evaluationErrors = 0;
   private first: Promise<void> | undefined;
   private inFlight: Promise<ReloadResult> | undefined;
-  private readonly listeners = new Set<(h: PolicyEngineHealth) => void>();
   private readonly source: BundleSource;
   private readonly intervalMs: number;
   private readonly clock: () => number;
@@ -102,7 +101,6 @@ export class PolicyEngine {
       return { ...parseDecision(loaded.policy.evaluate(input, ENTRYPOINT)), bundleVersion: loaded.version };
     } catch (e) {
       this.evaluationErrors += 1;
-      this.emit();
       return {
         ...denyDecision(ENGINE_RULES.evaluationFailed, `policy evaluation failed: ${describe(e)}`),
         bundleVersion: loaded.version,
@@ -149,12 +147,6 @@ export class PolicyEngine {
     };
   }
 
-  /** Called on every health change (load, refused reload, failed evaluation). Returns an unsubscribe. */
-  onHealthChange(listener: (h: PolicyEngineHealth) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   private async fetchAndSwap(): Promise<ReloadResult> {
     this.lastCheckAt = this.clock();
     try {
@@ -163,25 +155,12 @@ export class PolicyEngine {
       const next = await prepare(fetched.bytes, fetched.version, new Date(this.clock()).toISOString());
       this.current = next; // the swap: one assignment, after the new bundle passed every check
       this.lastReloadError = undefined;
-      this.emit();
       return 'loaded';
     } catch (e) {
       const reason = describe(e);
       if (this.current) this.lastReloadError = `${new Date(this.clock()).toISOString()} ${reason}`;
       else this.degradedReason = reason;
-      this.emit();
       return 'refused';
-    }
-  }
-
-  private emit(): void {
-    const h = this.health();
-    for (const listener of this.listeners) {
-      try {
-        listener(h);
-      } catch {
-        // A broken listener must not change a decision or stop a reload.
-      }
     }
   }
 }

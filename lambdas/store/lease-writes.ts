@@ -55,7 +55,7 @@ export async function acquireLease(
     });
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
-    // DynamoDB returns the item that failed the check; dynalite does not, so read it then.
+    // No item came back (a missing record in DynamoDB, or any failure in dynalite): read it then.
     const item = (err.Item ? unmarshall(err.Item) : undefined) ?? (await readItem(t, id));
     if (!item) throw new RecordNotFoundError(`${id}: no such record`);
     const held = leaseOf(item);

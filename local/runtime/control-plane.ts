@@ -1,8 +1,10 @@
 /**
  * The embedded control plane: the production handlers and the production state machine definition,
  * wired to local servers that speak the AWS wire protocols (a DynamoDB-compatible store, the EKS
- * simulator, the local Step Functions endpoint). Only endpoints differ from AWS; every client is the
- * real SDK client and every handler the real handler. `cloudorch dev` and the pipeline scenario
+ * simulator, the local Step Functions endpoint). Every client is the real SDK client and every
+ * handler the real handler; besides endpoints it differs from AWS only as README.md's list says (the
+ * change feed's tap, the sweep's settings, scaled waits and retries, one shared EKS provider, every
+ * client for every handler, the policy bundle's source). `cloudorch dev` and the pipeline scenario
  * tests both run this.
  */
 import { mkdir } from 'node:fs/promises';

@@ -2,7 +2,7 @@
  * DynamoDB Streams for local mode. dynalite has no streams, yet the on-change Lambda consumes stream
  * records; this feed turns every write it is told about (by the client tap in write-tap.ts) into the
  * record a Lambda event would carry for a NEW_AND_OLD_IMAGES stream, and delivers it to subscribers
- * in write order. The shape is checked against DynamoDB Local's real stream in
+ * in the order the writes' responses arrive (not necessarily commit order, which streams keep). The shape is checked against DynamoDB Local's real stream in
  * test/store/stream-shape.test.ts.
  */
 import { randomUUID } from 'node:crypto';
@@ -72,7 +72,7 @@ export class ChangeFeed {
     await Promise.all([...this.subscribers].map((s) => s.tail));
   }
 
-  /** Told about each write after it succeeded, in write order. */
+  /** Told about each write after it succeeded, in the order the responses arrive. */
   onWrite(change: ItemChange): void {
     const record = this.toRecord(change);
     if (!record) return;
