@@ -80,7 +80,7 @@ interface Grants {
 type SlotOfCapability<C extends Capability> = [keyof Grants[C]] extends [never] ? null : keyof Grants[C];
 
 /** The client slot of each capability, at run time (checked against Grants, which must cover all). */
-export const CLIENT_OF = {
+const CLIENT_OF = {
   'table:read': 'store',
   'table:reconcile': 'store',
   'eks:read': 'provider',
@@ -104,7 +104,7 @@ type AllOf<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I
 /** The client slots of one function. */
 export type SlotOf<K extends FunctionKey> = Exclude<(typeof CLIENT_OF)[CapabilityOf<K>], null>;
 /** One function's deps: what its capabilities grant, nothing more (the pure steps: no client at all). */
-export type DepsOf<K extends FunctionKey> = BaseDeps & AllOf<Grants[CapabilityOf<K>]>;
+type DepsOf<K extends FunctionKey> = BaseDeps & AllOf<Grants[CapabilityOf<K>]>;
 /** Every client: what one process hosting every function holds (local mode, tests). */
 export type Deps = BaseDeps & Clients;
 type Installed = BaseDeps & Partial<Clients>;

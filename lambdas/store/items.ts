@@ -17,7 +17,7 @@ export interface Table {
 }
 
 /** What an update asks DynamoDB to send back; nothing unless a caller reads it. */
-export interface UpdateReturns {
+interface UpdateReturns {
   readonly ReturnValues?: 'ALL_NEW';
   readonly ReturnValuesOnConditionCheckFailure?: 'ALL_OLD';
 }

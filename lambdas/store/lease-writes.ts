@@ -91,7 +91,7 @@ export async function releaseLease(t: Table, id: string, owner: string): Promise
 }
 
 /** The condition that `owner` holds the lease. */
-export function heldBy(owner: string): Expression {
+function heldBy(owner: string): Expression {
   return { expression: OWNED_BY_ME, values: { ':me': owner } };
 }
 

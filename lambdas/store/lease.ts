@@ -7,7 +7,7 @@
 import type { Lease } from './types.js';
 
 /** Clock skew tolerated between writers before a lease's expiry counts as implausible. */
-export const LEASE_CLOCK_SLACK_MS = 60_000;
+const LEASE_CLOCK_SLACK_MS = 60_000;
 
 export type LeaseView = 'free' | 'expired' | 'implausible' | 'live';
 
