@@ -267,7 +267,16 @@ function stepFailureStates(): Json {
     }),
     FailureWritten: {
       Type: 'Choice',
-      Choices: [{ Variable: '$.statusError', IsPresent: true, Next: 'DescribeUnwrittenFailure' }],
+      Choices: [
+        {
+          And: [
+            { Variable: '$.statusError', IsPresent: true },
+            { Variable: '$.failure.message', IsPresent: true },
+          ],
+          Next: 'DescribeUnwrittenClassifiedFailure',
+        },
+        { Variable: '$.statusError', IsPresent: true, Next: 'DescribeUnwrittenFailure' },
+      ],
       Default: 'Failed',
     },
     Failed: {
@@ -280,6 +289,17 @@ function stepFailureStates(): Json {
       Parameters: {
         'cause.$':
           "States.Format('A step failed with {} and writing that failure to the cluster status failed with {}: the status was not updated; see the execution history', $.error.Error, $.statusError.Error)",
+      },
+      ResultPath: '$.unwritten',
+      Next: 'FailedUnwritten',
+    },
+    // Classified but not written (e.g. the lease was lost, so only its new holder may write status):
+    // the Cause carries the classified error, named, since the status cannot.
+    DescribeUnwrittenClassifiedFailure: {
+      Type: 'Pass',
+      Parameters: {
+        'cause.$':
+          "States.Format('A step failed ({}) and writing that failure to the cluster status failed with {}: the status was not updated; see the execution history', $.failure.message, $.statusError.Error)",
       },
       ResultPath: '$.unwritten',
       Next: 'FailedUnwritten',

@@ -210,13 +210,31 @@ describe('failures that were not written to the status say what happened', () =>
     expect(failed(outcome)).toEqual({
       error: 'ReconcileFailed',
       cause:
-        'A step failed with PermanentError and writing that failure to the cluster status failed with Lambda.Unknown: the status was not updated; see the execution history',
+        'A step failed (AccessDeniedException: not authorized) and writing that failure to the cluster status failed with Lambda.Unknown: the status was not updated; see the execution history',
     });
     // The lease is still released.
     expect(calls.filter((c) => c.step === 'lease').map((c) => c.input['action'])).toEqual([
       'acquire',
       'release',
     ]);
+  });
+
+  it('a failure that could not even be classified names the error it has', async () => {
+    const { run } = reconcile({
+      ...converged,
+      observe: wrapStep('observe', async () => {
+        throw named('AccessDeniedException', 'not authorized');
+      }),
+      classifyError: async () => {
+        throw named('Lambda.Unknown', 'classifier crashed');
+      },
+    });
+    const { outcome } = await run({ id: 'team/a', trigger: 'sweep' });
+    expect(failed(outcome)).toEqual({
+      error: 'ReconcileFailed',
+      cause:
+        'A step failed with PermanentError and writing that failure to the cluster status failed with Lambda.Unknown: the status was not updated; see the execution history',
+    });
   });
 
   it('a failure that was written still points at the cluster status', async () => {
