@@ -14,7 +14,7 @@ export type ErrorKind =
   | 'Conflict'
   /**
    * Another execution holds the cluster now: this one stops. It leaves a step as PermanentError, so
-   * the state machine retries it once, 30 s later; that retry finds the same holder and fails alike.
+   * the state machine retries it once, within 30 s (full jitter); that retry finds the same holder and fails alike.
    */
   | 'Superseded'
   /** Needs a human (a spec, quota, IAM or ownership change); retried once at most. */

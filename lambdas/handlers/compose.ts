@@ -98,9 +98,11 @@ export function required(env: Env, name: string): string {
 }
 
 /** SDK client options: a local server's endpoint and credentials, else the environment's region. */
-export function sdkOptions(w: WiringInput, service: 'dynamodb' | 'sfn') {
+export function sdkOptions(w: WiringInput, service?: 'dynamodb' | 'sfn') {
   const e = w.endpoints;
-  if (e) return { endpoint: e[service], region: e.region, credentials: e.credentials };
+  // A service without a local server (S3: local mode reads the bundle from a file) gets no endpoint.
+  if (e)
+    return { ...(service ? { endpoint: e[service] } : {}), region: e.region, credentials: e.credentials };
   // An environment naming the region (the CLI's --region) wins over the SDK's own lookup.
   const region = w.env['AWS_REGION'];
   return region ? { region } : {};

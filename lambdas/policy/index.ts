@@ -18,12 +18,16 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './sources.js';
 
-export function bundleSourceFromEnv(env: NodeJS.ProcessEnv = process.env): BundleSource {
+/** `s3Client` makes the bucket's client, only when the environment names a bucket. */
+export function bundleSourceFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  s3Client: () => S3Client = () => new S3Client({}),
+): BundleSource {
   const s3 = env[POLICY_ENV.s3];
   if (s3) {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(s3);
     if (!m) return new UnconfiguredSource(`${POLICY_ENV.s3} must look like s3://bucket/key, got ${s3}`);
-    return new S3BundleSource(new S3Client({}), m[1] as string, m[2] as string);
+    return new S3BundleSource(s3Client(), m[1] as string, m[2] as string);
   }
   const file = env[POLICY_ENV.file];
   if (file) return new FileBundleSource(file);
@@ -34,6 +38,10 @@ export function bundleSourceFromEnv(env: NodeJS.ProcessEnv = process.env): Bundl
 export function policyEngineFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   reloadSeconds: number = SETTING_DEFAULTS.policyReloadSeconds,
+  s3Client?: () => S3Client,
 ): PolicyEngine {
-  return new PolicyEngine({ source: bundleSourceFromEnv(env), reloadIntervalMs: reloadSeconds * 1000 });
+  return new PolicyEngine({
+    source: bundleSourceFromEnv(env, s3Client),
+    reloadIntervalMs: reloadSeconds * 1000,
+  });
 }

@@ -21,7 +21,7 @@ export async function requestDeletion(t: Table, id: string, now: Date): Promise<
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
     const current = await readRecord(t, id);
-    if (!current) throw new RecordNotFoundError(`${id}: no such record`);
+    if (!current) throw new RecordNotFoundError(`${id}: no such record`, { cause: err });
     return current;
   }
 }

@@ -57,7 +57,7 @@ export async function acquireLease(
     if (!isConditionFailure(err)) throw err;
     // No item came back (a missing record in DynamoDB, or any failure in dynalite): read it then.
     const item = (err.Item ? unmarshall(err.Item) : undefined) ?? (await readItem(t, id));
-    if (!item) throw new RecordNotFoundError(`${id}: no such record`);
+    if (!item) throw new RecordNotFoundError(`${id}: no such record`, { cause: err });
     const held = leaseOf(item);
     throw new LeaseHeldError(
       `${id}: lease held by ${held?.owner ?? 'nobody (released meanwhile)'}`,

@@ -23,6 +23,7 @@ export async function writeStatus(
   if (!write.history?.length)
     return toRecord(await asHolder(id, owner, (held) => updateAndRead(t, id, mutation, held)));
   // History is read, trimmed and written back on the condition that nobody appended meanwhile.
+  let lastRefusal: unknown;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const current = await readRecord(t, id);
     if (current?.lease?.owner !== owner) throw new LeaseLostError(`${id}: lease is not held by ${owner}`);
@@ -47,9 +48,12 @@ export async function writeStatus(
       return toRecord(after);
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
+      lastRefusal = err;
     }
   }
-  throw new ConflictError(`${id}: history kept changing under ${maxAttempts} status writes`);
+  throw new ConflictError(`${id}: history kept changing under ${maxAttempts} status writes`, {
+    cause: lastRefusal,
+  });
 }
 
 /** Only `intent`: what is about to be called, so a crash after it can be reasoned about. */

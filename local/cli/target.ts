@@ -4,7 +4,7 @@
  * functions' own clients, built by their composition root and makers, against different endpoints:
  * the CLI only reads and writes records, starts executions and, for `plan`, observes EKS read-only.
  */
-import { ENV, POLICY_ENV } from '../../lambdas/config.js';
+import { ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
 import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
@@ -48,17 +48,27 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const cliClients = (input: WiringInput) =>
   compose({ store: dynamoStore, provider: eksProvider, executions: sfnExecutions }, input);
 
+/** Compositions made after the target (the policy engine, on first use), closed with it. */
+type Closers = (() => void)[];
+
 /** A policy engine built by the functions' maker; it waits for its bundle before the first decision. */
-async function enginePolicy(env: Env): Promise<PolicyEvaluator> {
-  const { policy } = compose({ policy: wasmPolicy }, { env }).deps;
-  await policy.engine.ready();
-  return policy;
+async function enginePolicy(env: Env, closers: Closers): Promise<PolicyEvaluator> {
+  const { deps, close } = compose({ policy: wasmPolicy }, { env });
+  closers.push(close);
+  await deps.policy.engine.ready();
+  return deps.policy;
 }
 
 /** The policies of this checkout, built if needed. */
-async function localPolicy(): Promise<PolicyEvaluator> {
+async function localPolicy(closers: Closers): Promise<PolicyEvaluator> {
   const { bundlePath } = await ensurePolicyBundle({ outDir: 'policies/build' });
-  return enginePolicy({ [ENV.policyBundleFile]: bundlePath });
+  return enginePolicy({ [ENV.policyBundleFile]: bundlePath }, closers);
+}
+
+function closeAll(closers: Closers): () => void {
+  return () => {
+    for (const close of closers.splice(0)) close();
+  };
 }
 
 /** Without --state-machine-arn the CLI can ask about executions but not start one. */
@@ -84,6 +94,7 @@ function awsTarget(opts: TargetOptions & { table: string; region: string }): Tar
     AWS_REGION: opts.region,
   };
   const { deps, close } = cliClients({ env });
+  const closers: Closers = [close];
   return {
     kind: 'aws',
     description: `table ${opts.table} in ${opts.region}`,
@@ -93,8 +104,8 @@ function awsTarget(opts: TargetOptions & { table: string; region: string }): Tar
     // Deployment defaults come from the caller's environment, as the functions take them from theirs.
     defaults: deps.config.defaults,
     // The deployed bundle when its location is given, else the policies of this checkout.
-    policy: () => (process.env[POLICY_ENV.s3] ? enginePolicy(process.env) : localPolicy()),
-    close,
+    policy: () => (env[ENV.policyBundleS3] ? enginePolicy(env, closers) : localPolicy(closers)),
+    close: closeAll(closers),
   };
 }
 
@@ -119,6 +130,7 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
       sfn: state.endpoints.sfn,
     },
   });
+  const closers: Closers = [close];
   return {
     kind: 'local',
     description: `cloudorch dev (dashboard ${state.endpoints.dashboard})`,
@@ -127,7 +139,7 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
     provider: deps.provider,
     defaults: LOCAL_DEFAULTS,
     sim: new SimAdminClient(state.endpoints.eks, state.region),
-    policy: localPolicy,
-    close,
+    policy: () => localPolicy(closers),
+    close: closeAll(closers),
   };
 }

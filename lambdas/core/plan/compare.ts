@@ -1,7 +1,8 @@
 /**
  * The comparisons the field table's rules hold. Each is written once: drift reports its differences
- * and the planner's stage for the field acts on the same values, read through `FIELD_TABLE`, so the
- * two cannot disagree about what differs.
+ * and the planner's version, scaling and tag stages act on the same values, read through
+ * `FIELD_TABLE`; the replacement stage and the replace-nodegroup rules share the resolved `shape`.
+ * So the two cannot disagree about what differs.
  */
 import type { ObservedCluster, ObservedNodegroup, ScalingConfig } from '../observation.js';
 import { AWS_TAG_PREFIX, MANAGED_BY_TAG, OWNER_TAG } from '../ownership.js';
@@ -54,12 +55,20 @@ export const versionValues = {
   desired: ({ spec }: FieldContext): string => spec.kubernetesVersion,
   /** Below 0: the resource is behind the desired version; above 0: past it, which EKS cannot undo. */
   gap: (ctx: FieldContext, observed: string): number => compareVersions(observed, ctx.spec.kubernetesVersion),
-  drift: (ctx: FieldContext): DriftItem[] => [
-    ...diff('kubernetesVersion', versionValues.desired(ctx), ctx.cluster.version),
-    ...ctx.nodegroups.flatMap((ng) =>
-      diff(`kubernetesVersion (node group ${ng.name})`, versionValues.desired(ctx), ng.version),
-    ),
-  ],
+  /** By `gap`, as the stages decide: two spellings of one version are not drift. */
+  drift: (ctx: FieldContext): DriftItem[] =>
+    [
+      { field: 'kubernetesVersion', observed: ctx.cluster.version },
+      ...ctx.nodegroups.map((ng) => ({
+        field: `kubernetesVersion (node group ${ng.name})`,
+        observed: ng.version,
+      })),
+    ]
+      .filter(({ observed }) => versionValues.gap(ctx, observed) !== 0)
+      .map(({ field, observed }) => ({ field, desired: versionValues.desired(ctx), observed })),
+  /** EKS keeps node groups at or below the control plane: a group behind it catches up first. */
+  behindPlane: (ng: ObservedNodegroup, c: ObservedCluster): boolean =>
+    compareVersions(ng.version, c.version) < 0,
   planeAhead: (ctx: FieldContext): Impossible | null =>
     versionValues.gap(ctx, ctx.cluster.version) > 0
       ? impossible(

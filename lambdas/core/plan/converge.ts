@@ -7,7 +7,7 @@
 import { Health } from '../health.js';
 import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
 import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } from '../ownership.js';
-import { compareVersions, nextMinor } from '../version.js';
+import { nextMinor } from '../version.js';
 import { FIELD_TABLE, type FieldContext, fieldContext, unconvergeableDifferences } from './fields.js';
 import { busy, impossible, type Step } from './guards.js';
 import { withToken } from './tokens.js';
@@ -120,7 +120,7 @@ const withNodegroup =
 const catchUpNodegroupVersion = withNodegroup((x, ng) => {
   const { d, cluster: c, base } = x;
   const planeBehind = version.gap(x, c.version) < 0;
-  if (compareVersions(ng.version, c.version) >= 0) return undefined;
+  if (!version.behindPlane(ng, c)) return undefined;
   if (!planeBehind && version.gap(x, ng.version) >= 0) return undefined;
   const to = planeBehind ? c.version : version.desired(x);
   const op = { kind: 'UpdateNodegroupVersion', ...base, nodegroupName: ng.name } as const;

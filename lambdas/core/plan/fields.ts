@@ -2,9 +2,11 @@
  * The field table: every spec field, what it is compared with in EKS and how a difference converges.
  * `satisfies Record<keyof CloudClusterSpec, …>` makes a missing field a compile error, and a test
  * checks the table against the schema at run time too. Drift, the planner's check for differences
- * EKS cannot converge, the planner's stages (through each rule's `values`) and `cloudorch describe`
- * all read this table, so a field is added in one place; a property test fails when the planner
- * calls EKS for a difference no drifting field's `via` names.
+ * EKS cannot converge, the planner's version, scaling and tag stages (through each rule's `values`)
+ * and `cloudorch describe` all read this table; the node-group replacement stage and the rules of the
+ * fields that replace a group share one resolved shape (`FieldContext.shape`). So a field is added
+ * in one place; a property test fails when the planner calls EKS for a difference no drifting
+ * field's `via` names.
  */
 import type { Observation, ObservedNodegroup } from '../observation.js';
 import { ownershipTagsOf } from '../ownership.js';

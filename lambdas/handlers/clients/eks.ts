@@ -9,7 +9,8 @@ import { emit } from '../telemetry.js';
 import { perSecondLimiter } from '../token-bucket.js';
 
 export function eksProvider(w: Wiring): EksProvider {
-  const rate = envNumber(w.env, ENV.eksCallsPerSecond);
+  // Any number reaches the limiter, which refuses a rate below 1/s by name (0 or unset: no limit).
+  const rate = envNumber(w.env, ENV.eksCallsPerSecond, Number.NEGATIVE_INFINITY);
   const local = w.endpoints;
   const provider = new EksProvider({
     env: w.env,

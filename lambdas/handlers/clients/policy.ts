@@ -1,8 +1,9 @@
 /** The WASM policy engine: the client of capability `policy:read`. */
 
+import { S3Client } from '@aws-sdk/client-s3';
 import { ENV, SETTING_DEFAULTS } from '../../config.js';
 import { type PolicyEngine, policyEngineFromEnv } from '../../policy/index.js';
-import { envNumber, type Wiring } from '../compose.js';
+import { envNumber, sdkOptions, type Wiring } from '../compose.js';
 import type { PolicyEvaluator } from '../deps.js';
 
 /** The policy engine as the pipeline sees it: always an answer, degraded when no bundle is loaded. */
@@ -23,6 +24,7 @@ export interface EnginePolicy extends PolicyEvaluator {
 export function wasmPolicy(w: Wiring): EnginePolicy {
   // Zero is allowed: the bundle is checked on every decision.
   const reloadSeconds = envNumber(w.env, ENV.policyReloadSeconds, 0) ?? SETTING_DEFAULTS.policyReloadSeconds;
-  const engine = policyEngineFromEnv(w.env, reloadSeconds);
+  // The bucket's client is the composition's, so closing it closes this client too.
+  const engine = policyEngineFromEnv(w.env, reloadSeconds, () => w.own(new S3Client(sdkOptions(w))));
   return { ...engineEvaluator(() => engine), engine };
 }
