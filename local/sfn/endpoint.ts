@@ -1,6 +1,6 @@
 /**
- * A local Step Functions endpoint: StartExecution, DescribeExecution, ListExecutions and
- * StopExecution over the AWS JSON 1.0 protocol, with Standard workflows' execution-name rules, so
+ * A local Step Functions endpoint: StartExecution, DescribeExecution, ListExecutions,
+ * StopExecution, GetExecutionHistory and the state machine descriptions over the AWS JSON 1.0 protocol, with Standard workflows' execution-name rules, so
  * an unmodified `SFNClient({ endpoint })` drives definitions run by the local interpreter.
  * Everything else answers UnknownOperationException: nothing is faked.
  *

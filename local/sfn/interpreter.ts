@@ -54,7 +54,16 @@ export interface RunOptionsLocal {
   context?: { Execution?: Record<string, string>; StateMachine?: Record<string, string> };
   /** Called with every event as the library emits it. */
   onEvent?: (event: ExecutionEvent) => void;
+  /** Called when a Task handler is invoked and when it settles; the library's log has neither. */
+  onTaskCall?: (call: TaskCall) => void;
 }
+
+/** One Task handler invocation or its result, as GetExecutionHistory's task events report it. */
+export type TaskCall = { state: string; resource: string; timestamp: number } & (
+  | { phase: 'invoked'; input: unknown }
+  | { phase: 'succeeded'; output: unknown }
+  | { phase: 'failed'; error: string; cause: string }
+);
 
 /** How an execution ended; mirrors DescribeExecution's status/output/error/cause. */
 export type RunOutcome =
@@ -183,20 +192,27 @@ export class LocalStateMachine {
   }
 
   /** The library overrides this machine runs with; exported for inspection in tests. */
-  overrides(signal?: AbortSignal): Overrides {
+  overrides(signal?: AbortSignal, onTaskCall?: (call: TaskCall) => void): Overrides {
     const { handlers, waitScale = 1, dynamicWaitMs, retryIntervalMs } = this.options;
     const taskResourceLocalHandlers: LocalHandlers = {};
     for (const [state, resource] of this.walk.tasks) {
       const handler = handlers.get(resource)!;
       taskResourceLocalHandlers[state] = async (input: JsonValue): Promise<JsonValue> => {
         if (signal?.aborted) throw new AbortedBeforeInvoke('execution was stopped');
-        let result: unknown;
+        const call = { state, resource };
+        const json = asJson(input);
+        onTaskCall?.({ ...call, timestamp: Date.now(), phase: 'invoked', input: json });
+        let result: JsonValue;
         try {
-          result = await handler(asJson(input));
+          result = asJson(await handler(json));
         } catch (thrown) {
-          throw toFunctionError(thrown);
+          const reported = toFunctionError(thrown);
+          const failed = { error: reported.name, cause: reported.message };
+          onTaskCall?.({ ...call, timestamp: Date.now(), phase: 'failed', ...failed });
+          throw reported;
         }
-        return asJson(result);
+        onTaskCall?.({ ...call, timestamp: Date.now(), phase: 'succeeded', output: result });
+        return result;
       };
     }
     const overrides: Overrides = { taskResourceLocalHandlers };
@@ -217,10 +233,10 @@ export class LocalStateMachine {
 
   /** Starts an execution; the promise settles with its outcome (it never rejects for ASL failures). */
   run(input: unknown, opts: RunOptionsLocal = {}): Promise<RunOutcome> {
-    const { signal, context, onEvent } = opts;
+    const { signal, context, onEvent, onTaskCall } = opts;
     if (signal?.aborted) return Promise.resolve({ status: 'ABORTED' });
     const execution = this.machine.run(asJson(input), {
-      overrides: this.overrides(signal),
+      overrides: this.overrides(signal, onTaskCall),
       ...(context ? { context } : {}),
     });
     const onAbort = (): void => execution.abort();

@@ -3,6 +3,12 @@
  * to a response body over the execution registry. A new operation is one more entry in OPERATIONS.
  */
 import { randomUUID } from 'node:crypto';
+import {
+  describeStateMachine,
+  describeStateMachineForExecution,
+  getExecutionHistory,
+  listStateMachines,
+} from './inspect.js';
 import { checkExecutionName } from './names.js';
 import { type Execution, type ExecutionRegistry, type MachineEntry, snapshot } from './registry.js';
 import {
@@ -188,4 +194,8 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
   DescribeExecution: describeExecution,
   ListExecutions: listExecutions,
   StopExecution: stopExecution,
+  GetExecutionHistory: getExecutionHistory,
+  DescribeStateMachine: describeStateMachine,
+  DescribeStateMachineForExecution: describeStateMachineForExecution,
+  ListStateMachines: listStateMachines,
 };

@@ -8,6 +8,7 @@ import {
   type InterpreterOptions,
   LocalStateMachine,
   type RunOutcome,
+  type TaskCall,
   type TaskHandler,
 } from './interpreter.js';
 import { checkExecutionName, EXECUTION_ARN, STATE_MACHINE_ARN } from './names.js';
@@ -69,7 +70,17 @@ export interface MachineEntry {
   region: string;
   account: string;
   name: string;
+  /** The definition as the endpoint runs it, for DescribeStateMachine. */
+  definition: string;
+  /** When the endpoint was configured with it (epoch ms). */
+  createdMs: number;
   machine: LocalStateMachine;
+}
+
+/** What GetExecutionHistory reads: the library's events and the Task calls it cannot see. */
+export interface ExecutionLog {
+  events: readonly ExecutionEvent[];
+  calls: readonly TaskCall[];
 }
 
 interface ExecutionRecord {
@@ -89,10 +100,11 @@ interface ExecutionRecord {
   done: Promise<void>;
   markDone: () => void;
   events: ExecutionEvent[] | 'dropped';
+  calls: TaskCall[];
 }
 
 /** An execution as the API operations read it; only the registry changes one. */
-export type Execution = Readonly<Omit<ExecutionRecord, 'abort' | 'done' | 'markDone' | 'events'>>;
+export type Execution = Readonly<Omit<ExecutionRecord, 'abort' | 'done' | 'markDone' | 'events' | 'calls'>>;
 
 export function snapshot(r: Execution): ExecutionSnapshot {
   return {
@@ -122,7 +134,8 @@ function machineEntry(sm: LocalStateMachineConfig, options: ExecutionRegistryOpt
   if (dynamicWaitMs !== undefined) interpreterOptions.dynamicWaitMs = dynamicWaitMs;
   if (retryIntervalMs !== undefined) interpreterOptions.retryIntervalMs = retryIntervalMs;
   const machine = new LocalStateMachine(sm.definition, interpreterOptions);
-  return { arn: sm.arn, partition, region, account, name, machine };
+  const definition = typeof sm.definition === 'string' ? sm.definition : JSON.stringify(sm.definition);
+  return { arn: sm.arn, partition, region, account, name, definition, createdMs: Date.now(), machine };
 }
 
 function executionDoesNotExist(arn: string): SfnServiceError {
@@ -202,6 +215,7 @@ export class ExecutionRegistry {
       done: Promise.resolve(),
       markDone: () => {},
       events: [],
+      calls: [],
     };
     r.done = new Promise<void>((resolve) => {
       r.markDone = resolve;
@@ -248,6 +262,17 @@ export class ExecutionRegistry {
     return [...r.events];
   }
 
+  /** Configured machines in configuration order. */
+  machineList(): MachineEntry[] {
+    return [...this.machines.values()];
+  }
+
+  /** Both logs of one execution, or undefined once they were dropped to bound memory. */
+  log(execution: Execution): ExecutionLog | undefined {
+    const r = this.record(execution.arn);
+    return r.events === 'dropped' ? undefined : { events: [...r.events], calls: [...r.calls] };
+  }
+
   private record(arn: string): ExecutionRecord {
     const r = this.records.get(arn);
     if (!r) throw executionDoesNotExist(arn);
@@ -272,6 +297,11 @@ export class ExecutionRegistry {
           if (r.events === 'dropped') return;
           r.events.push(event);
           if (r.events.length > this.maxEvents) r.events.shift();
+        },
+        onTaskCall: (call) => {
+          if (r.events === 'dropped') return;
+          r.calls.push(call);
+          if (r.calls.length > this.maxEvents) r.calls.shift();
         },
       })
       .then(
@@ -303,7 +333,11 @@ export class ExecutionRegistry {
     r.abort.abort();
     r.markDone();
     this.closedWithLogs.push(r);
-    while (this.closedWithLogs.length > this.maxClosedLogs) this.closedWithLogs.shift()!.events = 'dropped';
+    while (this.closedWithLogs.length > this.maxClosedLogs) {
+      const old = this.closedWithLogs.shift()!;
+      old.events = 'dropped';
+      old.calls = [];
+    }
     this.closed++;
     this.evictClosed();
     if (this.running() === 0) {

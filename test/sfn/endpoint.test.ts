@@ -1,6 +1,6 @@
 import {
   DescribeExecutionCommand,
-  GetExecutionHistoryCommand,
+  ListActivitiesCommand,
   ListExecutionsCommand,
   SFNClient,
   StartExecutionCommand,
@@ -261,9 +261,7 @@ describe('local Step Functions endpoint through SFNClient', () => {
     expect(
       await errorCode(sfn.send(new StartExecutionCommand({ stateMachineArn: 'arn:nope', input: '{}' }))),
     ).toBe('InvalidArn');
-    expect(await errorCode(sfn.send(new GetExecutionHistoryCommand({ executionArn: unknownExec })))).toBe(
-      'UnknownOperationException',
-    );
+    expect(await errorCode(sfn.send(new ListActivitiesCommand({})))).toBe('UnknownOperationException');
   });
 
   it('speaks AWS JSON 1.0 on the wire: 400 with __type and message for errors', async () => {

@@ -1,0 +1,178 @@
+/**
+ * Turns what an execution really went through (the library's event log, the Task calls the
+ * interpreter saw, and how the registry closed it) into GetExecutionHistory's events in AWS's
+ * shapes. Nothing is invented: an AWS event type with no local counterpart is never emitted.
+ */
+import type { ExecutionEvent, TaskCall } from './interpreter.js';
+import type { Execution, ExecutionLog } from './registry.js';
+import { type Body, toEpochSeconds } from './wire.js';
+
+/** One history event before ids are assigned: its type, time and details field. */
+interface Draft {
+  type: string;
+  ms: number;
+  details?: [string, Body];
+}
+
+/** Which `*EventDetails` fields carry execution data (left out when includeExecutionData is false). */
+const DATA_FIELDS = ['input', 'output', 'parameters'] as const;
+const NOT_TRUNCATED = { truncated: false };
+// Resource ARN of a plain Lambda function: AWS reports its calls as LambdaFunction* events.
+const LAMBDA_FUNCTION = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:/;
+// Optimized integrations, `arn:aws:states:::<service>:<action>[.sync|.waitForTaskToken]`.
+const SERVICE_INTEGRATION = /^arn:aws[a-z-]*:states:[a-z0-9-]*:\d*:([^:]+):([^:]+)$/;
+
+const json = (v: unknown): string => JSON.stringify(v ?? null);
+const causeText = (c: unknown): string => (typeof c === 'string' ? c : JSON.stringify(c));
+
+/** Drafts for one Task call record, as AWS names them for that kind of Resource. */
+function taskCallDrafts(call: TaskCall): Draft[] {
+  const ms = call.timestamp;
+  if (LAMBDA_FUNCTION.test(call.resource)) {
+    if (call.phase === 'invoked') {
+      // Locally the handler is scheduled and started by the same call.
+      const scheduled: Body = {
+        resource: call.resource,
+        input: json(call.input),
+        inputDetails: NOT_TRUNCATED,
+      };
+      return [
+        { type: 'LambdaFunctionScheduled', ms, details: ['lambdaFunctionScheduledEventDetails', scheduled] },
+        { type: 'LambdaFunctionStarted', ms },
+      ];
+    }
+    if (call.phase === 'succeeded') {
+      const out: Body = { output: json(call.output), outputDetails: NOT_TRUNCATED };
+      return [{ type: 'LambdaFunctionSucceeded', ms, details: ['lambdaFunctionSucceededEventDetails', out] }];
+    }
+    const failed: Body = { error: call.error, cause: call.cause };
+    return [{ type: 'LambdaFunctionFailed', ms, details: ['lambdaFunctionFailedEventDetails', failed] }];
+  }
+  const m = SERVICE_INTEGRATION.exec(call.resource);
+  const resource = { resourceType: m?.[1] ?? 'unknown', resource: m?.[2] ?? call.resource };
+  if (call.phase === 'invoked') {
+    const scheduled: Body = { ...resource, region: '', parameters: json(call.input) };
+    return [
+      { type: 'TaskScheduled', ms, details: ['taskScheduledEventDetails', scheduled] },
+      { type: 'TaskStarted', ms, details: ['taskStartedEventDetails', resource] },
+    ];
+  }
+  if (call.phase === 'succeeded') {
+    const out: Body = { ...resource, output: json(call.output), outputDetails: NOT_TRUNCATED };
+    return [{ type: 'TaskSucceeded', ms, details: ['taskSucceededEventDetails', out] }];
+  }
+  const failed: Body = { ...resource, error: call.error, cause: call.cause };
+  return [{ type: 'TaskFailed', ms, details: ['taskFailedEventDetails', failed] }];
+}
+
+/** The drafts of one library event; an event with no AWS counterpart gives none. */
+function eventDrafts(e: ExecutionEvent): Draft[] {
+  const ms = e.timestamp;
+  switch (e.type) {
+    case 'ExecutionStarted': {
+      const d: Body = { input: json(e.input), inputDetails: NOT_TRUNCATED };
+      return [{ type: 'ExecutionStarted', ms, details: ['executionStartedEventDetails', d] }];
+    }
+    case 'ExecutionSucceeded': {
+      const d: Body = { output: json(e.output), outputDetails: NOT_TRUNCATED };
+      return [{ type: 'ExecutionSucceeded', ms, details: ['executionSucceededEventDetails', d] }];
+    }
+    case 'ExecutionFailed': {
+      const d: Body = { error: e.Error, cause: causeText(e.Cause) };
+      return [{ type: 'ExecutionFailed', ms, details: ['executionFailedEventDetails', d] }];
+    }
+    case 'StateEntered': {
+      const d: Body = { name: e.state.name, input: json(e.state.input), inputDetails: NOT_TRUNCATED };
+      return [{ type: `${e.state.type}StateEntered`, ms, details: ['stateEnteredEventDetails', d] }];
+    }
+    case 'StateExited': {
+      // A Fail state has no Exited event in AWS.
+      if (e.state.type === 'Fail') return [];
+      const d: Body = { name: e.state.name, output: json(e.state.output), outputDetails: NOT_TRUNCATED };
+      return [{ type: `${e.state.type}StateExited`, ms, details: ['stateExitedEventDetails', d] }];
+    }
+    case 'MapIterationStarted':
+    case 'MapIterationSucceeded': {
+      const d: Body = { name: e.parentState.name, index: e.index };
+      return [{ type: e.type, ms, details: [`${lowerFirst(e.type)}EventDetails`, d] }];
+    }
+    case 'MapIterationFailed': {
+      const d: Body = { name: e.parentState.name, index: e.index };
+      return [{ type: e.type, ms, details: ['mapIterationFailedEventDetails', d] }];
+    }
+    default:
+      // ExecutionTerminated (the registry's close says why), StateFailed/Retried/Caught (the Task
+      // call events show each attempt) and Parallel branch events (AWS has none per branch).
+      return [];
+  }
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}
+
+/** How the registry closed an execution the library's log does not end (StopExecution, timeout). */
+function closingDraft(execution: Execution): Draft[] {
+  if (execution.stopMs === undefined) return [];
+  const d: Body = {
+    ...(execution.error !== undefined ? { error: execution.error } : {}),
+    ...(execution.cause !== undefined ? { cause: execution.cause } : {}),
+  };
+  if (execution.status === 'ABORTED') {
+    return [{ type: 'ExecutionAborted', ms: execution.stopMs, details: ['executionAbortedEventDetails', d] }];
+  }
+  if (execution.status === 'TIMED_OUT') {
+    return [
+      { type: 'ExecutionTimedOut', ms: execution.stopMs, details: ['executionTimedOutEventDetails', d] },
+    ];
+  }
+  return [];
+}
+
+/**
+ * Merges the two logs: a Task attempt ends with the library's StateFailed or StateExited for that
+ * state, so that call's records go just before it (the library's log is delivered asynchronously,
+ * so timestamps alone cannot order them). Calls still in flight go last.
+ */
+function drafts(execution: Execution, log: ExecutionLog): Draft[] {
+  const queues = new Map<string, TaskCall[]>();
+  for (const c of log.calls) queues.set(c.state, [...(queues.get(c.state) ?? []), c]);
+  const takeAttempt = (state: string): Draft[] => {
+    const q = queues.get(state) ?? [];
+    if (q[0]?.phase !== 'invoked') return [];
+    const taken = q[1] !== undefined && q[1].phase !== 'invoked' ? q.splice(0, 2) : q.splice(0, 1);
+    return taken.flatMap(taskCallDrafts);
+  };
+  const out: Draft[] = [];
+  // States with an attempt that may still end; a caught failure's StateExited ends none.
+  const open = new Set<string>();
+  for (const e of log.events) {
+    if ('state' in e && e.state.type === 'Task') {
+      const name = e.state.name;
+      if (e.type === 'StateEntered') open.add(name);
+      if (e.type === 'StateCaught') open.delete(name);
+      if ((e.type === 'StateFailed' || e.type === 'StateExited') && open.has(name)) {
+        out.push(...takeAttempt(name));
+      }
+      if (e.type === 'StateExited') open.delete(name);
+    }
+    out.push(...eventDrafts(e));
+  }
+  for (const q of queues.values()) out.push(...q.flatMap(taskCallDrafts));
+  out.push(...closingDraft(execution));
+  return out;
+}
+
+/** The full history, oldest first, with ids and previousEventId as AWS numbers them. */
+export function historyEvents(execution: Execution, log: ExecutionLog, includeData: boolean): Body[] {
+  return drafts(execution, log).map((d, i) => {
+    const event: Body = { timestamp: toEpochSeconds(d.ms), type: d.type, id: i + 1, previousEventId: i };
+    if (d.details) {
+      const [field, details] = d.details;
+      const kept: Body = { ...details };
+      if (!includeData) for (const f of DATA_FIELDS) delete kept[f];
+      event[field] = kept;
+    }
+    return event;
+  });
+}
