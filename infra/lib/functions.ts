@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PORTABLE_SOURCEMAP = join(PROJECT_ROOT, 'infra', 'bundling', 'portable-sourcemap.mjs');
 const FUNCTIONS_DIR = join(PROJECT_ROOT, 'lambdas', 'functions');
 
 /** Functions whose names are well known (used by the CLI and outputs). */
@@ -83,6 +84,14 @@ export class ReconcilerFunctions extends Construct {
           mainFields: ['module', 'main'],
           externalModules: [],
           banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+          // Source map paths relative to the project, so asset hashes do not depend on the checkout's folder.
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir: string, outputDir: string) => [
+              `node "${PORTABLE_SOURCEMAP}" "${join(outputDir, 'index.mjs.map')}" "${inputDir}"`,
+            ],
+          },
         },
       });
       roles[key] = role;
