@@ -1,12 +1,13 @@
 /**
  * The `cloudorch` command line, kubectl-like. Exit codes: 0 success (for `plan`: no changes),
- * 1 error (details on stderr), 2 `plan` found changes.
+ * 1 error (details on stderr); `plan` also 2 (changes policy allows) and 3 (changes denied by
+ * policy or impossible to apply). See EXIT.
  */
 import { Command, Option } from 'commander';
 import type { DevHandle } from '../dev/dev.js';
 import { applyCommand } from './commands/apply.js';
 import { describeCommand } from './commands/describe.js';
-import { EXIT } from './commands/exit.js';
+import { EXIT, PLAN_EXIT_HELP } from './commands/exit.js';
 import { getCommand } from './commands/get.js';
 import { deleteCommand, reconcileCommand } from './commands/lifecycle.js';
 import { planCommand } from './commands/plan.js';
@@ -113,10 +114,9 @@ function addManifestCommands(program: Command, o: () => Output): void {
 
   program
     .command('plan')
-    .description(
-      'preview the operations, cost delta and policy verdict without changing anything (exit 0: no changes, 2: changes, 1: error)',
-    )
+    .description('preview the operations, cost delta and policy verdict without changing anything')
     .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
+    .addHelpText('after', `\n${PLAN_EXIT_HELP}.`)
     .action((opts: { file: string[] }) => withTarget(program, (t) => planCommand(t, o(), opts.file)));
 }
 
@@ -175,7 +175,7 @@ function addSimCommands(program: Command, o: () => Output): void {
 export function buildProgram(): Command {
   const program = new Command('cloudorch')
     .description(
-      'Keep EKS clusters converged on declared desired state.\n\nTargets a running `cloudorch dev` by default, or a deployed stack with --table and --region.\nExit codes: 0 success (plan: no changes), 1 error, 2 plan found changes.',
+      `Keep EKS clusters converged on declared desired state.\n\nTargets a running \`cloudorch dev\` by default, or a deployed stack with --table and --region.\nExit codes: ${EXIT.ok} success, ${EXIT.error} error; ${PLAN_EXIT_HELP}.`,
     )
     .option('--region <region>', 'AWS region of a deployed stack')
     .option('--table <name>', 'desired-state table of a deployed stack (stack output TableName)')
@@ -215,10 +215,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await buildProgram().parseAsync([...argv]);
   } catch (err) {
-    const e = err as { code?: string; message?: string };
+    const e = err as { code?: string; message?: string; exitCode?: number };
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
-      process.exitCode =
-        e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT.ok : EXIT.error;
+      // Commander has printed its message; its own code says whether that was an answer (`--help`,
+      // `help`, `help plan`: 0) or a usage error (or bare `cloudorch`, help on stderr: 1).
+      process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.error;
       return;
     }
     process.stderr.write(`error: ${e.message ?? String(err)}\n`);

@@ -205,6 +205,29 @@ describe('cloudorch against cloudorch dev', () => {
     expect(missing.stderr).toMatch(/^error: .*nope\.yaml/);
   });
 
+  it('plan exits 3 for changes policy denies', async () => {
+    const denied = await cloudorch(['plan', '-f', join(ROOT, 'examples/denied-by-policy.yaml')]);
+    expect(denied.code, denied.stderr).toBe(3);
+    expect(denied.stdout).toMatch(/create cluster research-gpu-sandbox[\s\S]*policy: DENIED/);
+    // Several manifests: the worst one decides (the clean dev-small plan does not hide the denial).
+    const both = await cloudorch(['plan', '-f', EXAMPLE, join(ROOT, 'examples/denied-by-policy.yaml')]);
+    expect(both.code).toBe(3);
+  });
+
+  it('plan exits 3 for differences that cannot be applied, even with nothing else to do', async () => {
+    // A downgrade cannot converge: only Impossible lines, nothing mutating, still not a clean plan.
+    const older = join(dir, 'older.yaml');
+    writeFileSync(
+      older,
+      readFileSync(EXAMPLE, 'utf8').replace('kubernetesVersion: "1.34"', 'kubernetesVersion: "1.33"'),
+    );
+    const impossible = await cloudorch(['plan', '-f', older]);
+    expect(impossible.code, impossible.stderr).toBe(3);
+    expect(impossible.stdout).toMatch(/1\. cannot converge /);
+    const steps = impossible.stdout.split('\n').filter((l) => /^ {2}\d+\. /.test(l));
+    expect(steps.every((l) => l.includes('cannot converge'))).toBe(true);
+  });
+
   it('bad YAML and bad specs give clear errors naming file, document and field, and change nothing', async () => {
     const before = await records();
     const bad = join(dir, 'bad.yaml');
@@ -372,6 +395,16 @@ describe('cloudorch against cloudorch dev', () => {
     expect(del.stdout).toMatch(/deletion requested \(deletionPolicy Delete/);
     await until('record released', async () => ((await records()).length === 0 ? true : undefined));
     expect((await cloudorch(['describe', 'dev-small'])).code).toBe(1);
+  });
+
+  it('help answers with 0 and lists the exit codes; a usage error is 1', async () => {
+    const asks = [['help'], ['help', 'plan'], ['--help'], ['plan', '--help']];
+    const answers = await Promise.all(asks.map((args) => cloudorch(args)));
+    answers.forEach((r, i) => {
+      expect({ args: asks[i], code: r.code }).toEqual({ args: asks[i], code: 0 });
+      expect(r.stdout).toContain('3 changes denied by policy or impossible to apply');
+    });
+    expect((await cloudorch(['no-such-command'])).code).toBe(1);
   });
 
   it('sim commands refuse to run against AWS', async () => {

@@ -1,12 +1,14 @@
 /**
  * `cloudorch plan -f`: a preview that changes nothing. It observes each cluster read-only, plans
  * against what EKS reports, estimates the cost delta and asks the policies for a verdict.
- * Exit 0: no changes; 2: changes; 1: error (like `terraform plan -detailed-exitcode`).
+ * Exit 0: no changes; 2: changes policy allows; 3: changes policy denies, or differences that cannot
+ * be applied; 1: error (0/1/2 as `terraform plan -detailed-exitcode`, 3 so CI can tell a plan
+ * that apply would carry out from one it would not).
  */
 import { estimateMonthlyCost, estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
 import type { Observation } from '../../../lambdas/core/observation.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
-import { isMutating } from '../../../lambdas/core/plan/types.js';
+import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
 import { type Output, paint } from '../format.js';
 import { loadManifests } from '../load.js';
@@ -38,6 +40,17 @@ function observedCost(o: Observation, region: string, at: Date): number {
   }
 }
 
+/**
+ * One manifest's exit code. An impossible difference blocks even without other changes (apply would
+ * never converge); a denial blocks only changes, as a plan with none applies nothing. Codes are
+ * ordered by severity, so the worst manifest decides the command's code.
+ */
+function verdict(ops: readonly Operation[], allowed: boolean): number {
+  if (ops.some((op) => op.kind === 'Impossible')) return EXIT.blocked;
+  if (!ops.some(isMutating)) return EXIT.ok;
+  return allowed ? EXIT.changes : EXIT.blocked;
+}
+
 export async function planCommand(t: Target, o: Output, files: string[]): Promise<number> {
   const { manifests, issues } = await loadManifests(files);
   if (issues.length > 0) {
@@ -46,7 +59,7 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
   }
   const policy = await t.policy();
   const now = new Date();
-  let changes = false;
+  let code: number = EXIT.ok;
   for (const m of manifests) {
     const record = await t.store.get(m.id);
     const desired = {
@@ -76,7 +89,7 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
     if (decision.degraded) o.out(paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied'));
     else o.out(decision.allow ? paint(o, 'green', '  policy: allowed') : paint(o, 'red', '  policy: DENIED'));
     for (const v of decision.violations) o.out(`    - [${v.severity}] ${v.rule}: ${v.message}`);
-    if (ops.some(isMutating)) changes = true;
+    code = Math.max(code, verdict(ops, decision.allow && !decision.degraded));
   }
-  return changes ? EXIT.changes : EXIT.ok;
+  return code;
 }
