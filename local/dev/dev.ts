@@ -5,7 +5,8 @@
  */
 import type { Server } from 'node:http';
 import { addMetricSink } from '../../lambdas/handlers/telemetry.js';
-import { type ControlPlane, LOCAL_REGION, startControlPlane } from '../runtime/control-plane.js';
+import { type ControlPlane, LOCAL_REGION, LOCAL_TABLE, startControlPlane } from '../runtime/control-plane.js';
+import { awsCommands } from './aws-commands.js';
 import { MetricRecorder } from './recorder.js';
 import { startDevServer } from './server.js';
 import { devStatePath, removeDevState, writeDevState } from './state-file.js';
@@ -45,11 +46,10 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
     const started = await startDevServer({ cp, recorder, startedAt }, opts.port);
     server = started.server;
     const statePath = devStatePath();
+    const names = { region: LOCAL_REGION, tableName: LOCAL_TABLE, stateMachineArn: cp.stateMachineArn };
     await writeDevState(statePath, {
       pid: process.pid,
-      region: LOCAL_REGION,
-      tableName: 'cloudorch-desired-state',
-      stateMachineArn: cp.stateMachineArn,
+      ...names,
       endpoints: { ...cp.endpoints, dashboard: started.url },
       startedAt: startedAt.toISOString(),
     });
@@ -60,6 +60,8 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
     opts.log(`  Step Functions    ${cp.endpoints.sfn}  (${cp.stateMachineArn})`);
     opts.log(`  sweep             every ${opts.sweepIntervalMs / 1000}s`);
     opts.log(`  state file        ${statePath}`);
+    opts.log('inspect it with the AWS CLI:');
+    for (const line of awsCommands({ ...names, endpoints: cp.endpoints })) opts.log(`  ${line}`);
     let stopped = false;
     return {
       cp,
