@@ -13,10 +13,11 @@ import { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import type { StepFunctionKey } from '../../lambdas/statemachine/definition.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import type { ControlPlane } from '../../local/runtime/control-plane.js';
+import { LOCAL_CREDENTIALS } from '../../local/runtime/credentials.js';
 import { feedWrites } from '../../local/store/write-tap.js';
 
 export const TABLE = 'cloudorch-desired-state';
-const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const LOCAL = { region: 'us-east-1', credentials: LOCAL_CREDENTIALS };
 
 export const now = (): number => performance.timeOrigin + performance.now();
 

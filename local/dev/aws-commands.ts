@@ -2,6 +2,7 @@
  * The AWS CLI v2 commands that inspect a running `cloudorch dev`, built from its real endpoints so
  * the printed block cannot drift from where the servers listen. Pure: test/dev runs them as SDK calls.
  */
+import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';
 
 export interface AwsCommandsInput {
   readonly region: string;
@@ -9,12 +10,6 @@ export interface AwsCommandsInput {
   readonly stateMachineArn: string;
   readonly endpoints: { readonly dynamodb: string; readonly eks: string; readonly sfn: string };
 }
-
-/**
- * The control plane's clients sign with these (local/runtime/control-plane.ts); the CLI needs some
- * credentials to sign at all, and the same ones keep it identical to what the product sends.
- */
-export const LOCAL_CLI_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 /** Where an execution ARN goes: taken from list-executions' output, so it cannot be known here. */
 export const EXECUTION_ARN_PLACEHOLDER = '<executionArn from list-executions>';
@@ -24,7 +19,7 @@ export function awsCommands(input: AwsCommandsInput): string[] {
   const { region, tableName, stateMachineArn, endpoints } = input;
   const at = (url: string) => `--endpoint-url ${url} --region ${region}`;
   return [
-    `export AWS_ACCESS_KEY_ID=${LOCAL_CLI_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LOCAL_CLI_CREDENTIALS.secretAccessKey}`,
+    `export AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
     `aws dynamodb scan --table-name ${tableName} ${at(endpoints.dynamodb)}`,
     `aws eks list-clusters ${at(endpoints.eks)}`,
     `aws stepfunctions describe-state-machine --state-machine-arn ${stateMachineArn} ${at(endpoints.sfn)}`,

@@ -46,13 +46,13 @@ import { ChangeFeed } from '../store/change-feed.js';
 import { createTable } from '../store/table.js';
 import { feedWrites } from '../store/write-tap.js';
 import { refuseBrowserRequests } from './browser-guard.js';
+import { LOCAL_CREDENTIALS } from './credentials.js';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
 /** The local desired-state table (tools writing items straight to it, as tests do, name it). */
 export const LOCAL_TABLE = 'cloudorch-desired-state';
 const TABLE = LOCAL_TABLE;
-const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** What the stack would set for the local account: the table, roles and subnets the simulator accepts. */
 const LOCAL_ENV = {
@@ -65,7 +65,7 @@ const LOCAL_ENV = {
 /** What every local client connects with; the servers' addresses are added once they listen. */
 const LOCAL_ENDPOINTS = {
   region: LOCAL_REGION,
-  credentials: CREDENTIALS,
+  credentials: LOCAL_CREDENTIALS,
   eksRetry: { baseDelayMs: 5, throttlingBaseDelayMs: 10, maxDelayMs: 50 },
 } as const;
 
@@ -144,7 +144,7 @@ async function startLocalTable(
   refuseBrowserRequests(ddb, 'the local DynamoDB endpoint', 'com.amazon.coral.service#AccessDeniedException');
   const url = await listen(ddb);
   stops.push(() => new Promise<void>((r) => ddb.close(() => r())));
-  const client = new DynamoDBClient({ endpoint: url, region: LOCAL_REGION, credentials: CREDENTIALS });
+  const client = new DynamoDBClient({ endpoint: url, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   stops.push(async () => client.destroy());
   try {
     await createTable(client, TABLE, { stream: false });
