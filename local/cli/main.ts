@@ -3,7 +3,7 @@
  * 1 error (details on stderr); `plan` also 2 (changes policy allows) and 3 (changes denied by
  * policy or impossible to apply). See EXIT.
  */
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import type { DevHandle } from '../dev/dev.js';
 import { applyCommand } from './commands/apply.js';
 import { describeCommand } from './commands/describe.js';
@@ -11,7 +11,14 @@ import { EXIT, PLAN_EXIT_HELP } from './commands/exit.js';
 import { getCommand } from './commands/get.js';
 import { deleteCommand, reconcileCommand } from './commands/lifecycle.js';
 import { planCommand } from './commands/plan.js';
-import { simCalls, simDrift, simFaults, simReset } from './commands/sim.js';
+import {
+  DEFAULT_DRIFT_REGION,
+  type DriftOptions,
+  simCalls,
+  simDrift,
+  simFaults,
+  simReset,
+} from './commands/sim.js';
 import { type Output, output } from './format.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
 
@@ -140,16 +147,18 @@ function addSimCommands(program: Command, o: () => Output): void {
     .command('sim')
     .description("change the EKS simulator behind CloudOrch's back (cloudorch dev only)");
   sim
-    .command('drift <clusterName>')
-    .description('change a cluster out of band')
-    .option('--region <region>', 'region of the cluster', 'us-east-1')
+    .command('drift <name>')
+    .description(
+      'change a cluster out of band (an EKS cluster name, or a CloudCluster: its cluster and region)',
+    )
+    .option(
+      '--region <region>',
+      `region of an EKS cluster named directly (default: ${DEFAULT_DRIFT_REGION}; a CloudCluster's own)`,
+    )
     .option('--nodes <n>', "set the node group's desired size")
     .option('--tag <key=value...>', 'set cluster tags')
     .option('--status <status>', 'force the cluster status')
-    .action(
-      (clusterName: string, opts: { region: string; nodes?: string; tag?: string[]; status?: string }) =>
-        withTarget(program, (t) => simDrift(t, o(), clusterName, opts.region, opts)),
-    );
+    .action((name: string, opts: DriftOptions) => withTarget(program, (t) => simDrift(t, o(), name, opts)));
   sim
     .command('faults')
     .description('inject throttling, server errors or latency per EKS operation')
@@ -185,6 +194,11 @@ export function buildProgram(): Command {
     )
     .option('--profile <name>', 'AWS profile to use')
     .option('--no-color', 'never color the output')
+    // Program options end at the command's name, so `sim drift NAME --region R` gets its own --region;
+    // acceptProgramOptionsAfterCommands keeps `cloudorch get --table T --region R` working.
+    .enablePositionalOptions()
+    // Before the commands are added, which copy it: the hidden copies do not add "[options]" to the list.
+    .configureHelp({ subcommandTerm: visibleSubcommandTerm })
     .exitOverride();
   // Global options are read when a command runs, after parsing.
   const o = () => output(program.opts<Global>());
@@ -193,7 +207,46 @@ export function buildProgram(): Command {
   addManifestCommands(program, o);
   addLifecycleCommands(program, o);
   addSimCommands(program, o);
+  acceptProgramOptionsAfterCommands(program);
   return program;
+}
+
+/** Commander's term for a command in a list, counting only the options its help shows. */
+function visibleSubcommandTerm(this: Help, cmd: Command): string {
+  const view = Object.assign(Object.create(cmd) as Command, {
+    options: cmd.options.filter((opt) => !opt.hidden),
+  });
+  return Help.prototype.subcommandTerm.call(this, view);
+}
+
+/**
+ * Program options were read anywhere on the line before positional options: every command takes a
+ * hidden copy of each it does not define itself, handed to the program before the action runs.
+ */
+function acceptProgramOptionsAfterCommands(program: Command): void {
+  const copies = new Set<Option>();
+  const addCopies = (cmd: Command): void => {
+    for (const sub of cmd.commands) {
+      for (const opt of program.options) {
+        if (sub.options.some((own) => own.long === opt.long)) continue;
+        const copy = new Option(opt.flags, opt.description).hideHelp();
+        copies.add(copy);
+        sub.addOption(copy);
+      }
+      addCopies(sub);
+    }
+  };
+  addCopies(program);
+  program.hook('preAction', (_program, action) => {
+    for (let cmd: Command | null = action; cmd && cmd !== program; cmd = cmd.parent) {
+      for (const opt of cmd.options) {
+        const key = opt.attributeName();
+        // Only what was typed: a copy's default (--no-color's true) must not undo the program's.
+        if (copies.has(opt) && cmd.getOptionValueSource(key) === 'cli')
+          program.setOptionValueWithSource(key, cmd.getOptionValue(key), 'cli');
+      }
+    }
+  });
 }
 
 /**

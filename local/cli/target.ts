@@ -34,6 +34,8 @@ export interface Target {
   readonly provider: ClusterProvider;
   readonly defaults: PlanDefaults;
   readonly sim?: SimAdminClient;
+  /** The simulator's admin API for clusters of another region than the dev's own. */
+  simIn?(region: string): SimAdminClient;
   policy(): Promise<PolicyEvaluator>;
   close(): void;
 }
@@ -139,6 +141,7 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
     provider: deps.provider,
     defaults: LOCAL_DEFAULTS,
     sim: new SimAdminClient(state.endpoints.eks, state.region),
+    simIn: (region) => new SimAdminClient(state.endpoints.eks, region),
     policy: () => localPolicy(closers),
     close: closeAll(closers),
   };

@@ -345,6 +345,56 @@ describe('cloudorch against cloudorch dev', () => {
     expect(desc.stdout).toMatch(/Ready\s+True\s+Reconciled/);
   });
 
+  it('sim drift reaches a cluster outside the default region, by --region or by CloudCluster name', async () => {
+    const eu = join(dir, 'eu.yaml');
+    writeFileSync(
+      eu,
+      readFileSync(EXAMPLE, 'utf8')
+        .replace('name: dev-small', 'name: dev-eu')
+        .replace('region: us-east-1', 'region: eu-west-1')
+        .replace('clusterName: payments-dev', 'clusterName: payments-eu'),
+    );
+    expect((await cloudorch(['apply', '-f', eu])).code).toBe(0);
+    const euRecord = async () => (await records()).find((x) => x.id === 'team-payments/dev-eu');
+    await until('dev-eu Ready', async () => ((await euRecord())?.status?.ready ? true : undefined));
+    // The subcommand's --region, not the program's (which would mean AWS mode).
+    const byRegion = await cloudorch([
+      'sim',
+      'drift',
+      'payments-eu',
+      '--region',
+      'eu-west-1',
+      '--nodes',
+      '5',
+    ]);
+    expect(byRegion.code, byRegion.stderr).toBe(0);
+    expect(byRegion.stdout).toMatch(/desired size 2 -> 5 \(out of band\)/);
+    // A CloudCluster name gives the cluster and its region; each drift shows in describe once seen.
+    for (const [name, nodes] of [
+      ['dev-eu', '5'],
+      ['team-payments/dev-eu', '4'],
+    ] as const) {
+      if (nodes === '4') {
+        const byName = await cloudorch(['sim', 'drift', name, '--nodes', nodes]);
+        expect(byName.code, byName.stderr).toBe(0);
+      }
+      await until(`drift to ${nodes} seen`, async () => {
+        const d = await cloudorch(['describe', name]);
+        return new RegExp(`nodeCount: want 2, found ${nodes}`).test(d.stdout) ? true : undefined;
+      });
+    }
+    const clash = await cloudorch(['sim', 'drift', 'dev-eu', '--region', 'us-east-1', '--nodes', '3']);
+    expect(clash).toMatchObject({
+      code: 1,
+      stderr: 'error: cloudcluster team-payments/dev-eu is in eu-west-1, not us-east-1\n',
+    });
+    // Program options after a command's name still select AWS mode, as before.
+    const aws = await cloudorch(['get', '--table', 't']);
+    expect(aws).toMatchObject({ code: 1, stderr: 'error: AWS mode needs both --table and --region\n' });
+    expect((await cloudorch(['delete', 'dev-eu'])).code).toBe(0);
+    await until('dev-eu released', async () => ((await euRecord()) ? undefined : true));
+  });
+
   it('apply refuses a record naming a cluster another record holds, naming it, and writes nothing', async () => {
     const other = join(dir, 'other-team.yaml');
     writeFileSync(

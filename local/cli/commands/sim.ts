@@ -1,4 +1,5 @@
 /** `cloudorch sim`: change the EKS simulator behind CloudOrch's back. Only against `cloudorch dev`. */
+import { listItems } from '../../../lambdas/store/list.js';
 import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
@@ -10,23 +11,47 @@ function simOf(t: Target, o: Output) {
 }
 
 export interface DriftOptions {
+  /** Region of an EKS cluster named directly; a CloudCluster's own region otherwise. */
+  readonly region?: string;
   readonly nodes?: string;
   readonly tag?: string[];
   readonly status?: string;
 }
 
-export async function simDrift(
+/** Where `sim drift` acts when it is given no region and names no CloudCluster. */
+export const DEFAULT_DRIFT_REGION = 'us-east-1';
+
+/**
+ * The EKS cluster a `sim drift` name means: a CloudCluster (by id or bare name, as `describe` and
+ * `delete` match) gives its spec's cluster name and region; anything else is an EKS cluster name.
+ */
+async function driftTarget(
   t: Target,
   o: Output,
-  clusterName: string,
-  region: string,
-  opts: DriftOptions,
-): Promise<number> {
-  const sim = simOf(t, o);
-  if (!sim) return EXIT.error;
+  name: string,
+  region: string | undefined,
+): Promise<{ clusterName: string; region: string } | undefined> {
+  const { records } = await listItems(t.store);
+  const r = records.find((x) => x.id === name || x.id.endsWith(`/${name}`));
+  if (!r) return { clusterName: name, region: region ?? DEFAULT_DRIFT_REGION };
+  // A region that contradicts the record would drift some other cluster than the one named.
+  if (region !== undefined && region !== r.spec.region) {
+    o.err(`error: cloudcluster ${r.id} is in ${r.spec.region}, not ${region}`);
+    return undefined;
+  }
+  return { clusterName: r.spec.clusterName, region: r.spec.region };
+}
+
+export async function simDrift(t: Target, o: Output, name: string, opts: DriftOptions): Promise<number> {
+  if (!simOf(t, o) || !t.simIn) return EXIT.error;
+  const where = await driftTarget(t, o, name, opts.region);
+  if (!where) return EXIT.error;
+  const { clusterName, region } = where;
+  // The admin API addresses clusters by region: one bound to the dev's own would miss the others.
+  const sim = t.simIn(region);
   const obs = await t.provider.observe({ clusterName, region });
   if (!obs.cluster) {
-    o.err(`error: cluster ${clusterName} does not exist in the simulator`);
+    o.err(`error: cluster ${clusterName} does not exist in the simulator in ${region}`);
     return EXIT.error;
   }
   const tags = Object.fromEntries((opts.tag ?? []).map((kv) => kv.split('=', 2) as [string, string]));
