@@ -18,6 +18,7 @@ import { ensurePolicyBundle } from '../../policies/build.js';
 import { devStatePath, readDevState } from '../dev/state-file.js';
 import { SimAdminClient } from '../eks-sim/index.js';
 import { LOCAL_DEFAULTS } from '../runtime/control-plane.js';
+import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';
 
 export interface TargetOptions {
   readonly region?: string;
@@ -43,8 +44,6 @@ export interface Target {
 export class TargetError extends Error {
   override readonly name = 'TargetError';
 }
-
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** The CLI's clients, through the functions' composition root: the same makers, other wiring. */
 const cliClients = (input: WiringInput) =>
