@@ -4,21 +4,14 @@
  */
 import { historyEvents } from './history.js';
 import type { ExecutionRegistry, MachineEntry } from './registry.js';
-import { type Body, optionalString, requiredString, SfnServiceError, toEpochSeconds } from './wire.js';
-
-/** maxResults as AWS takes it: 0-1000, where 0 or absent means the default page of 100. */
-function pageSize(body: Body): number {
-  const maxResults = body['maxResults'] ?? 0;
-  if (
-    typeof maxResults !== 'number' ||
-    !Number.isInteger(maxResults) ||
-    maxResults < 0 ||
-    maxResults > 1000
-  ) {
-    throw new SfnServiceError('ValidationException', 'maxResults must be an integer between 0 and 1000');
-  }
-  return maxResults === 0 ? 100 : maxResults;
-}
+import {
+  type Body,
+  optionalString,
+  pageSize,
+  requiredString,
+  SfnServiceError,
+  toEpochSeconds,
+} from './wire.js';
 
 /** An opaque cursor bound to the arguments of the first call (`key`) and the offset to go on from. */
 function encodeToken(key: string, offset: number): string {

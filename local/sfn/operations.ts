@@ -15,6 +15,7 @@ import {
   type Body,
   maxLength,
   optionalString,
+  pageSize,
   requiredString,
   SfnServiceError,
   toEpochSeconds,
@@ -130,15 +131,7 @@ function listRequest(registry: ExecutionRegistry, body: Body): ListRequest {
       `Value '${redriveFilter}' at 'redriveFilter' is not valid`,
     );
   }
-  const maxResults = body['maxResults'] ?? 0;
-  if (
-    typeof maxResults !== 'number' ||
-    !Number.isInteger(maxResults) ||
-    maxResults < 0 ||
-    maxResults > 1000
-  ) {
-    throw new SfnServiceError('ValidationException', 'maxResults must be an integer between 0 and 1000');
-  }
+  const size = pageSize(body);
   const tokenRaw = optionalString(body, 'nextToken');
   let before = Number.POSITIVE_INFINITY;
   if (tokenRaw !== undefined) {
@@ -148,7 +141,7 @@ function listRequest(registry: ExecutionRegistry, body: Body): ListRequest {
     }
     before = t.before;
   }
-  return { sm, statusFilter, redriveFilter, pageSize: maxResults === 0 ? 100 : maxResults, before };
+  return { sm, statusFilter, redriveFilter, pageSize: size, before };
 }
 
 function listExecutions(registry: ExecutionRegistry, body: Body): Body {

@@ -61,3 +61,17 @@ export function maxLength(field: string, value: string | undefined, max: number)
 export function toEpochSeconds(ms: number): number {
   return ms / 1000;
 }
+
+/** maxResults as AWS takes it: 0-1000, where 0 or absent means the default page of 100. */
+export function pageSize(body: Body): number {
+  const maxResults = body['maxResults'] ?? 0;
+  if (
+    typeof maxResults !== 'number' ||
+    !Number.isInteger(maxResults) ||
+    maxResults < 0 ||
+    maxResults > 1000
+  ) {
+    throw new SfnServiceError('ValidationException', 'maxResults must be an integer between 0 and 1000');
+  }
+  return maxResults === 0 ? 100 : maxResults;
+}
