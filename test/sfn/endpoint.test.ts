@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../../local/sfn/endpoint.js';
-import { definition, SM_ARN, scriptedHandlers } from './sample.js';
+import { definition, localSfnClient, SM_ARN, scriptedHandlers } from './sample.js';
 
 const EXEC_PREFIX = 'arn:aws:states:us-east-1:111111111111:execution:Reconcile:';
 
@@ -23,12 +23,7 @@ beforeEach(async () => {
     waitScale: 0.001,
     retryIntervalMs: 1,
   });
-  sfn = new SFNClient({
-    endpoint: endpoint.url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+  sfn = localSfnClient(endpoint.url);
 });
 
 afterEach(async () => {

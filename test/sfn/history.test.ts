@@ -9,13 +9,13 @@ import {
   type HistoryEvent,
   ListActivitiesCommand,
   ListStateMachinesCommand,
-  SFNClient,
+  type SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../../local/sfn/endpoint.js';
-import { definition, SM_ARN, STEP_ARN, scriptedHandlers } from './sample.js';
+import { definition, localSfnClient, SM_ARN, STEP_ARN, scriptedHandlers } from './sample.js';
 
 const OTHER_ARN = 'arn:aws:states:us-east-1:111111111111:stateMachine:Other';
 const DEFINITION = JSON.stringify(definition);
@@ -34,12 +34,7 @@ beforeEach(async () => {
     waitScale: 0.001,
     retryIntervalMs: 1,
   });
-  sfn = new SFNClient({
-    endpoint: endpoint.url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+  sfn = localSfnClient(endpoint.url);
 });
 
 afterEach(async () => {

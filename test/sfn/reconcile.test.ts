@@ -3,7 +3,7 @@
  * handlers: retries of Lambda invocation failures, honest causes for failures that were not
  * written to the status, input validation before any Task, and the execution ARN given to the lease.
  */
-import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import aslValidator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
 import { type LeaseRequest, TRIGGERS } from '../../lambdas/handlers/contracts.js';
@@ -26,6 +26,7 @@ import {
   type RunOutcome,
   type TaskHandler,
 } from '../../local/sfn/interpreter.js';
+import { localSfnClient } from './sample.js';
 
 const SM_NAME = 'cloudorch-reconcile';
 const SM_ARN = `arn:aws:states:us-east-1:111111111111:stateMachine:${SM_NAME}`;
@@ -388,12 +389,7 @@ describe('the lease names its execution', () => {
       waitScale: 0.001,
       retryIntervalMs: 1,
     });
-    sfn = new SFNClient({
-      endpoint: endpoint.url,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-    });
+    sfn = localSfnClient(endpoint.url);
     try {
       const { executionArn } = await sfn.send(
         new StartExecutionCommand({

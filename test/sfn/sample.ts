@@ -3,6 +3,8 @@
  * backoff + MaxDelaySeconds + FULL jitter, Catch -> recording Task -> Fail) and scripted handlers
  * whose behaviour each test picks through the execution input.
  */
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { LOCAL_CREDENTIALS } from '../../local/runtime/credentials.js';
 import type { TaskHandler } from '../../local/sfn/interpreter.js';
 
 export const STEP_ARN = 'arn:aws:lambda:us-east-1:111111111111:function:step';
@@ -124,4 +126,14 @@ export function scriptedHandlers() {
     release: (id: string) => gate(id).open(),
     whenEntered,
   };
+}
+
+/** The SDK client the endpoint tests use: one attempt, so a wire error is seen as it was sent. */
+export function localSfnClient(url: string): SFNClient {
+  return new SFNClient({
+    endpoint: url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 1,
+  });
 }
