@@ -13,8 +13,8 @@
 import { ENV, SETTING_DEFAULTS } from '../config.js';
 import { InternalError, PermanentError } from '../core/errors.js';
 import type { FunctionKey } from '../functions/catalog.js';
-import { defaultsFromEnv, list } from '../provider/defaults.js';
 import type { RetryBudget } from '../provider/retry.js';
+import { defaultsFromEnv, list } from './deployment-defaults.js';
 import {
   type BaseDeps,
   type ClientSlot,

@@ -23,13 +23,13 @@ import {
   type Maker,
   type WiringInput,
 } from '../../lambdas/handlers/compose.js';
+import { defaultsFromEnv } from '../../lambdas/handlers/deployment-defaults.js';
 import { type Deps, setDeps } from '../../lambdas/handlers/deps.js';
 import { runStep } from '../../lambdas/handlers/steps/index.js';
 import { onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import { type SweepReport, sweep } from '../../lambdas/handlers/triggers/sweep.js';
 import type { PolicyEngine } from '../../lambdas/policy/index.js';
-import { defaultsFromEnv } from '../../lambdas/provider/defaults.js';
 import {
   DEFAULT_DEFINITION_OPTIONS,
   type DefinitionOptions,

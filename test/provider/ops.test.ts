@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InternalError, PermanentError } from '../../lambdas/core/errors.js';
 import { OWNER_TAG } from '../../lambdas/core/ownership.js';
 import type { MutatingOperation } from '../../lambdas/core/plan/types.js';
-import { defaultsFromEnv } from '../../lambdas/provider/defaults.js';
+import { defaultsFromEnv } from '../../lambdas/handlers/deployment-defaults.js';
 import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import { amiTypeFor, ProviderBugError, ProviderRefusedError } from '../../lambdas/provider/ops.js';
 import {

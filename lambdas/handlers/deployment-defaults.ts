@@ -1,6 +1,7 @@
 /**
- * Deployment configuration for creates, read from the environment. Kept apart from the SDK-based
- * provider so that functions that never call EKS do not load the SDK to read it.
+ * The deployment defaults the planner resolves creates with (roles, subnets, security groups), read
+ * from a function's environment by the composition root. The provider takes none: it sends what the
+ * plan says.
  */
 import { DEFAULTS_ENV } from '../config.js';
 import type { PlanDefaults } from '../core/plan/types.js';
