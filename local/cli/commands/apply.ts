@@ -1,10 +1,12 @@
 /** `cloudorch apply -f`: validate every document first; write nothing unless all are valid. */
+
 import {
   DeletionInProgressError,
   RecordInvalidError,
   TargetChangeError,
   TargetClaimedError,
 } from '../../../lambdas/store/errors.js';
+import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import { loadManifests } from '../load.js';
 import type { Target } from '../target.js';
@@ -58,4 +60,12 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
     }
   }
   return failed ? EXIT.error : EXIT.ok;
+}
+
+export function registerApply({ program, o, withTarget }: Cli): void {
+  program
+    .command('apply')
+    .description('create or update CloudClusters from manifests (YAML or JSON, several documents per file)')
+    .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
+    .action((opts: { file: string[] }) => withTarget((t) => applyCommand(t, o(), opts.file)));
 }

@@ -6,6 +6,7 @@ import { DEFAULT_CONFIG } from '../../../lambdas/handlers/deps.js';
 import { leaseView } from '../../../lambdas/store/lease.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
+import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import { age, paint } from '../format.js';
 import type { Target } from '../target.js';
@@ -141,4 +142,11 @@ export async function describeCommand(t: Target, o: Output, name: string): Promi
       `  ${h.at}  g${h.generation}  ${h.kind.padEnd(9)} ${h.summary}${h.count ? ` (x${h.count}, last ${h.lastAt ?? h.at})` : ''}`,
     );
   return EXIT.ok;
+}
+
+export function registerDescribe({ program, o, withTarget }: Cli): void {
+  program
+    .command('describe <name>')
+    .description('conditions with reasons and hints, observed state, last plan, policy decision, history')
+    .action((name: string) => withTarget((t) => describeCommand(t, o(), name)));
 }

@@ -1,6 +1,8 @@
 /** `cloudorch get`: the clusters with their status columns, once or watching (`-w`). */
+import { Option } from 'commander';
 import { stringify } from 'yaml';
 import { type Listing, listItems } from '../../../lambdas/store/list.js';
+import type { Cli } from '../cli.js';
 import { COLUMNS, invalidRow, type Output, row, table } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
@@ -52,4 +54,15 @@ export async function getCommand(
       last = now;
     }
   }
+}
+
+export function registerGet({ program, o, withTarget }: Cli): void {
+  program
+    .command('get [name]')
+    .description('list CloudClusters with their status')
+    .addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table'))
+    .option('-w, --watch', 'keep printing changes')
+    .action((name: string | undefined, opts: { output: string; watch?: boolean }) =>
+      withTarget((t) => getCommand(t, o(), name, opts)),
+    );
 }

@@ -1,6 +1,8 @@
 /** `cloudorch delete` and `cloudorch reconcile`. */
+
 import { reconcileWith } from '../../../lambdas/handlers/triggers/reconcile-now.js';
 import { listItems } from '../../../lambdas/store/list.js';
+import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
@@ -53,4 +55,19 @@ export async function reconcileCommand(t: Target, o: Output, name: string): Prom
     `error: cloudcluster/${id}: nothing started; the lease is held by ${res.holder} until ${res.until} and its execution cannot be checked${res.detail ? ` (${res.detail})` : ''}`,
   );
   return EXIT.error;
+}
+
+/** delete and reconcile: acting on one CloudCluster by name. */
+export function registerLifecycle({ program, o, withTarget }: Cli): void {
+  program
+    .command('delete <name>')
+    .description(
+      'request deletion (node groups, then the cluster, with deletionPolicy Delete; Retain keeps the cluster)',
+    )
+    .action((name: string) => withTarget((t) => deleteCommand(t, o(), name)));
+
+  program
+    .command('reconcile <name>')
+    .description('reconcile one CloudCluster now')
+    .action((name: string) => withTarget((t) => reconcileCommand(t, o(), name)));
 }

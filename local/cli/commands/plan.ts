@@ -5,15 +5,17 @@
  * be applied; 1: error (0/1/2 as `terraform plan -detailed-exitcode`, 3 so CI can tell a plan
  * that apply would carry out from one it would not).
  */
+
 import { estimateMonthlyCost, estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
 import type { Observation } from '../../../lambdas/core/observation.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
+import type { Cli } from '../cli.js';
 import { type Output, paint } from '../format.js';
 import { loadManifests } from '../load.js';
 import type { Target } from '../target.js';
-import { EXIT } from './exit.js';
+import { EXIT, PLAN_EXIT_HELP } from './exit.js';
 
 function observedCost(o: Observation, region: string, at: Date): number {
   const c = o.cluster;
@@ -92,4 +94,13 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
     code = Math.max(code, verdict(ops, decision.allow && !decision.degraded));
   }
   return code;
+}
+
+export function registerPlan({ program, o, withTarget }: Cli): void {
+  program
+    .command('plan')
+    .description('preview the operations, cost delta and policy verdict without changing anything')
+    .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
+    .addHelpText('after', `\n${PLAN_EXIT_HELP}.`)
+    .action((opts: { file: string[] }) => withTarget((t) => planCommand(t, o(), opts.file)));
 }

@@ -1,5 +1,7 @@
 /** `cloudorch sim`: change the EKS simulator behind CloudOrch's back. Only against `cloudorch dev`. */
+
 import { listItems } from '../../../lambdas/store/list.js';
+import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
@@ -122,4 +124,43 @@ export async function simCalls(t: Target, o: Output): Promise<number> {
       `${op.padEnd(24)} ${c.requests} requests (${c.throttled} throttled, ${c.serverErrors} 5xx, ${c.rejected} rejected)`,
     );
   return EXIT.ok;
+}
+
+export function registerSim({ program, o, withTarget }: Cli): void {
+  const sim = program
+    .command('sim')
+    .description("change the EKS simulator behind CloudOrch's back (cloudorch dev only)");
+  sim
+    .command('drift <name>')
+    .description(
+      'change a cluster out of band (an EKS cluster name, or a CloudCluster: its cluster and region)',
+    )
+    .option(
+      '--region <region>',
+      `region of an EKS cluster named directly (default: ${DEFAULT_DRIFT_REGION}; a CloudCluster's own)`,
+    )
+    .option('--nodes <n>', "set the node group's desired size")
+    .option('--tag <key=value...>', 'set cluster tags')
+    .option('--status <status>', 'force the cluster status')
+    .action((name: string, opts: DriftOptions) => withTarget((t) => simDrift(t, o(), name, opts)));
+  sim
+    .command('faults')
+    .description('inject throttling, server errors or latency per EKS operation')
+    .option('--op <operation...>', 'operations (default: all)')
+    .option('--throttle <fraction>', 'fraction of calls answered 429')
+    .option('--errors <fraction>', 'fraction of calls answered 5xx')
+    .option('--latency <ms>', 'added latency')
+    .option('--clear', 'remove all faults')
+    .action(
+      (opts: { op?: string[]; throttle?: string; errors?: string; latency?: string; clear?: boolean }) =>
+        withTarget((t) => simFaults(t, o(), opts)),
+    );
+  sim
+    .command('reset')
+    .description('forget every simulated cluster')
+    .action(() => withTarget((t) => simReset(t, o())));
+  sim
+    .command('calls')
+    .description('EKS API calls received, per operation')
+    .action(() => withTarget((t) => simCalls(t, o())));
 }
