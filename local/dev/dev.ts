@@ -20,6 +20,8 @@ export interface DevOptions {
   readonly speed: number;
   /** Factor on Wait states (30 s polls become 30 s x factor). */
   readonly waitScale: number;
+  /** Rebuild and reload the served policy bundle on every change to the policies folder. */
+  readonly watchPolicies?: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -40,6 +42,8 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
     simSpeed: opts.speed,
     waitScale: opts.waitScale,
     sweepIntervalMs: opts.sweepIntervalMs,
+    ...(opts.watchPolicies ? { watchPolicies: true } : {}),
+    log: opts.log,
   });
   let server: Server | undefined;
   try {

@@ -39,7 +39,6 @@ import {
   substitute,
 } from '../../lambdas/statemachine/definition.js';
 import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import { ensurePolicyBundle } from '../../policies/build.js';
 import { type EksSimulator, SimAdminClient, startEksSimulator } from '../eks-sim/index.js';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../sfn/endpoint.js';
 import { ChangeFeed } from '../store/change-feed.js';
@@ -47,6 +46,7 @@ import { createTable } from '../store/table.js';
 import { feedWrites } from '../store/write-tap.js';
 import { refuseBrowserRequests } from './browser-guard.js';
 import { LOCAL_CREDENTIALS } from './credentials.js';
+import { servePolicyBundle } from './served-policy.js';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
@@ -85,8 +85,12 @@ export interface ControlPlaneOptions {
   readonly definition?: DefinitionOptions;
   /** Run the sweep every this many ms (omit for no automatic sweep). */
   readonly sweepIntervalMs?: number;
-  /** Where the policy bundle is built (default policies/build). */
+  /** Where the checkout's policy bundle is built (default policies/build); dev serves its own copy. */
   readonly policyBuildDir?: string;
+  /** Rebuild the served policy bundle on every change to the policies folder. */
+  readonly watchPolicies?: boolean;
+  /** Lines for the user (policy rebuilds). */
+  readonly log?: (line: string) => void;
   /** EKS HTTP attempts per second per region, retries included (omit: no client-side limit). */
   readonly eksCallsPerSecond?: number;
   /** Simulator clock, for tests that move time by hand. */
@@ -108,6 +112,8 @@ export interface ControlPlane {
   readonly endpoints: { readonly dynamodb: string; readonly eks: string; readonly sfn: string };
   readonly stateMachineArn: string;
   readonly definition: string;
+  /** The policy bundle file the engine loads: the control plane's own copy (see served-policy.ts). */
+  readonly policyBundlePath: string;
   sweepNow(): Promise<SweepReport>;
   /** "Reconcile now" for one record, then wait until everything settled. */
   reconcile(id: string): Promise<void>;
@@ -248,7 +254,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
     const sim = await startSimulator(opts, stops);
 
-    const { bundlePath } = await ensurePolicyBundle({ outDir: opts.policyBuildDir ?? 'policies/build' });
+    const served = await servePolicyBundle({
+      ...(opts.policyBuildDir ? { buildDir: opts.policyBuildDir } : {}),
+      ...(opts.watchPolicies ? { watch: true } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
+    stops.push(() => served.stop());
+    const { bundlePath } = served;
 
     const feed = new ChangeFeed({ tableName: TABLE, region: LOCAL_REGION });
     // dynalite has no streams: the feed mirrors the store client's writes instead.
@@ -291,6 +303,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       endpoints: { dynamodb: table.url, eks: sim.url, sfn: sfn.url },
       stateMachineArn,
       definition,
+      policyBundlePath: bundlePath,
       sweepNow,
       async reconcile(id: string) {
         await reconcileNow({ id });

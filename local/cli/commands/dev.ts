@@ -10,6 +10,7 @@ interface DevCliOptions {
   sweepInterval: string;
   speed: string;
   waitScale: string;
+  watchPolicies?: boolean;
 }
 
 /** Serves until Ctrl-C or SIGTERM, then stops the control plane before returning. */
@@ -35,6 +36,7 @@ async function runDev(opts: DevCliOptions, out: Output): Promise<void> {
     sweepIntervalMs: Number(opts.sweepInterval) * 1000,
     speed: Number(opts.speed),
     waitScale: Number(opts.waitScale),
+    ...(opts.watchPolicies ? { watchPolicies: true } : {}),
     log: (l) => out.out(l),
   });
   if (!opts.demo) return serveUntilSignal(dev, out);
@@ -58,5 +60,9 @@ export function registerDev({ program, o }: Cli): void {
     .option('--sweep-interval <seconds>', 'seconds between sweeps', '5')
     .option('--speed <factor>', 'EKS simulator speed factor', '600')
     .option('--wait-scale <factor>', 'factor on the state machine waits', '0.02')
+    .option(
+      '--watch-policies',
+      'rebuild and reload the policy bundle on every change to policies/ (a broken build keeps the last good one)',
+    )
     .action((opts: DevCliOptions) => runDev(opts, o()));
 }
