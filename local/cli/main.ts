@@ -12,6 +12,7 @@ import { EXIT, PLAN_EXIT_HELP } from './commands/exit.js';
 import { registerGet } from './commands/get.js';
 import { registerLifecycle } from './commands/lifecycle.js';
 import { registerPlan } from './commands/plan.js';
+import { registerPolicy } from './commands/policy.js';
 import { registerSim } from './commands/sim.js';
 
 export { EXIT };
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
     registerDescribe,
     registerPlan,
     registerLifecycle,
+    registerPolicy,
     registerSim,
   ])
     register(cli);
