@@ -11,8 +11,14 @@ import type { Output } from '../format.js';
 import { loadManifests } from '../load.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
+import { addWaitOptions, type WaitRequest, type WaitTarget, waitFor, waitRequest } from './wait.js';
 
-export async function applyCommand(t: Target, o: Output, files: string[]): Promise<number> {
+export async function applyCommand(
+  t: Target,
+  o: Output,
+  files: string[],
+  wait?: WaitRequest,
+): Promise<number> {
   const { manifests, issues } = await loadManifests(files);
   if (issues.length > 0) {
     for (const i of issues) o.err(`error: ${i.message}`);
@@ -39,12 +45,14 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
     return EXIT.error;
   }
   let failed = false;
+  const written: WaitTarget[] = [];
   for (const m of manifests) {
     try {
       const r = await t.store.applySpec(m.id, m.spec);
       o.out(
         `cloudcluster/${m.id} ${r.created ? 'created' : r.changed ? `configured (generation ${r.record.generation})` : 'unchanged'}`,
       );
+      written.push({ id: m.id, goal: { kind: 'ready', generation: r.record.generation } });
     } catch (err) {
       if (err instanceof DeletionInProgressError) {
         o.err(`error: cloudcluster/${m.id} is being deleted. ${err.remediation}`);
@@ -59,13 +67,20 @@ export async function applyCommand(t: Target, o: Output, files: string[]): Promi
       } else throw err;
     }
   }
-  return failed ? EXIT.error : EXIT.ok;
+  if (!wait || written.length === 0) return failed ? EXIT.error : EXIT.ok;
+  const waited = await waitFor(t.store, o, written, wait);
+  return failed ? EXIT.error : waited;
 }
 
 export function registerApply({ program, o, withTarget }: Cli): void {
-  program
+  const cmd = program
     .command('apply')
     .description('create or update CloudClusters from manifests (YAML or JSON, several documents per file)')
-    .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
-    .action((opts: { file: string[] }) => withTarget((t) => applyCommand(t, o(), opts.file)));
+    .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input');
+  addWaitOptions(cmd, 'it is Ready at the applied generation').action(
+    (opts: { file: string[]; wait?: boolean; timeout?: string }) => {
+      const wait = waitRequest(opts);
+      return withTarget((t) => applyCommand(t, o(), opts.file, wait));
+    },
+  );
 }

@@ -6,6 +6,7 @@ import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
+import { addWaitOptions, type WaitRequest, waitFor, waitRequest } from './wait.js';
 
 async function find(t: Target, o: Output, name: string) {
   const { records, invalid } = await listItems(t.store);
@@ -20,14 +21,16 @@ async function find(t: Target, o: Output, name: string) {
   return r;
 }
 
-export async function deleteCommand(t: Target, o: Output, name: string): Promise<number> {
+export async function deleteCommand(t: Target, o: Output, name: string, wait?: WaitRequest): Promise<number> {
   const r = await find(t, o, name);
   if (!r) return EXIT.error;
-  await t.store.requestDeletion(r.id);
+  const requested = await t.store.requestDeletion(r.id);
   o.out(
     `cloudcluster/${r.id} deletion requested (deletionPolicy ${r.spec.deletionPolicy}: ${r.spec.deletionPolicy === 'Delete' ? 'node groups, then the cluster, are deleted' : 'the EKS cluster is kept'})`,
   );
-  return EXIT.ok;
+  if (!wait) return EXIT.ok;
+  const requestedAt = requested.deletionRequestedAt ?? new Date().toISOString();
+  return waitFor(t.store, o, [{ id: r.id, goal: { kind: 'gone', requestedAt } }], wait);
 }
 
 /** Says what it did; exit 0 only when an execution runs for the cluster (started now, or already). */
@@ -59,12 +62,17 @@ export async function reconcileCommand(t: Target, o: Output, name: string): Prom
 
 /** delete and reconcile: acting on one CloudCluster by name. */
 export function registerLifecycle({ program, o, withTarget }: Cli): void {
-  program
+  const del = program
     .command('delete <name>')
     .description(
       'request deletion (node groups, then the cluster, with deletionPolicy Delete; Retain keeps the cluster)',
-    )
-    .action((name: string) => withTarget((t) => deleteCommand(t, o(), name)));
+    );
+  addWaitOptions(del, 'its record is gone (deleted or released)').action(
+    (name: string, opts: { wait?: boolean; timeout?: string }) => {
+      const wait = waitRequest(opts);
+      return withTarget((t) => deleteCommand(t, o(), name, wait));
+    },
+  );
 
   program
     .command('reconcile <name>')
