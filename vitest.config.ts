@@ -10,7 +10,8 @@ export default defineConfig({
     reporters: ['default'],
     // Handlers log and emit EMF to stdout in Lambda; tests read metrics through sinks instead.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
-    // Builds the policy WASM bundle if it is missing or stale (policy tests load the real bundle).
-    globalSetup: ['test/policy/global-setup.ts'],
+    // Builds the policy WASM bundle if it is missing or stale (policy tests load the real bundle),
+    // and the compiled CLI that tests spawn.
+    globalSetup: ['test/policy/global-setup.ts', 'test/package/global-setup.ts'],
   },
 });

@@ -3,17 +3,23 @@
  * files excluded, data files included, revision = a hash of the sources. Any opa error (syntax, type,
  * a built-in the wasm SDK does not implement) fails loudly with opa's own message.
  *
- * Run directly: `tsx policies/build.ts [outDir]` (default `policies/build`).
+ * A prebuilt bundle is committed in `policies/prebuilt/` (and shipped in the npm package), so the
+ * demo and an installed CLI need no opa: {@link ensurePolicyBundle} uses it whenever its revision
+ * matches the sources beside it, and builds with opa only when they changed.
+ *
+ * Run directly: `tsx policies/build.ts [outDir]` (default `policies/build`), or
+ * `tsx policies/build.ts --prebuilt` to refresh the committed bundle after changing the policies.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { domainError } from '../lambdas/core/errors.js';
 import { parseBundle } from '../lambdas/policy/bundle.js';
 import { PolicyBuildError } from '../lambdas/policy/errors.js';
 
@@ -22,8 +28,18 @@ const run = promisify(execFile);
 export const POLICY_DIR = dirname(fileURLToPath(import.meta.url));
 export const ENTRYPOINT = 'cloudorch/decision';
 export const BUNDLE_FILE = 'bundle.tar.gz';
+/** The committed bundle built from the policies beside it (refreshed with `--prebuilt`). */
+export const PREBUILT_BUNDLE = join(POLICY_DIR, 'prebuilt', BUNDLE_FILE);
 /** Tests and build output never go into the bundle. */
-const IGNORE = ['*_test.rego', 'build'];
+const IGNORE = ['*_test.rego', 'build', 'prebuilt'];
+const OUTPUT_DIRS = new Set(['build', 'prebuilt']);
+
+/** No bundle matches the policy sources and there is no opa to build one. */
+export class NoPolicyBundleError extends domainError(
+  'NoPolicyBundleError',
+  'Permanent',
+  'Install opa (`. scripts/setup.sh` installs the pinned one, or set OPA_BIN to its path) to build the bundle from these policies; a stale bundle is never used.',
+) {}
 
 export interface BuildOptions {
   /** Folder of .rego and data files (default: this folder). */
@@ -62,7 +78,7 @@ async function sourceFiles(dir: string, root = dir): Promise<string[]> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) {
-      if (e.name !== 'build') out.push(...(await sourceFiles(p, root)));
+      if (!OUTPUT_DIRS.has(e.name)) out.push(...(await sourceFiles(p, root)));
     } else if (/\.(rego|json|ya?ml)$/.test(e.name) && !e.name.endsWith('_test.rego')) {
       out.push(relative(root, p));
     }
@@ -156,23 +172,75 @@ export async function buildPolicyBundle(opts: BuildOptions): Promise<BuildResult
   return { bundlePath, revision };
 }
 
-/** Builds only when the bundle in `outDir` is missing or was built from other sources. */
-export async function ensurePolicyBundle(opts: BuildOptions): Promise<BuildResult & { built: boolean }> {
-  const bundlePath = join(resolve(opts.outDir), BUNDLE_FILE);
-  const revision = await sourceRevision(opts.policiesDir ?? POLICY_DIR);
+/** The revision a bundle file was built from, or undefined when it is missing or unreadable. */
+async function revisionOf(bundlePath: string): Promise<string | undefined> {
   try {
-    if (parseBundle(await readFile(bundlePath)).revision === revision)
-      return { bundlePath, revision, built: false };
+    return parseBundle(await readFile(bundlePath)).revision;
   } catch {
-    // Missing or unreadable: rebuild below.
+    return undefined;
   }
-  return { ...(await buildPolicyBundle(opts)), built: true };
+}
+
+/** Copies the prebuilt bundle into `outDir`; where that folder is read-only, the prebuilt file serves. */
+async function placePrebuilt(bundlePath: string): Promise<string> {
+  try {
+    await mkdir(dirname(bundlePath), { recursive: true });
+    const partial = `${bundlePath}.${process.pid}.partial`;
+    await copyFile(PREBUILT_BUNDLE, partial);
+    await rename(partial, bundlePath);
+    return bundlePath;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return PREBUILT_BUNDLE;
+    throw e;
+  }
+}
+
+/**
+ * A bundle built from the policies as they are now, at `outDir/bundle.tar.gz` (default
+ * `policies/build`): the one already there when its revision matches, else the prebuilt one when
+ * it matches (for this package's own policies), else one built with opa. Without opa and with no
+ * matching bundle it throws {@link NoPolicyBundleError}: a stale bundle is never used.
+ */
+export async function ensurePolicyBundle(
+  opts: Partial<BuildOptions> = {},
+): Promise<BuildResult & { built: boolean }> {
+  const policiesDir = resolve(opts.policiesDir ?? POLICY_DIR);
+  const outDir = resolve(opts.outDir ?? join(POLICY_DIR, 'build'));
+  const bundlePath = join(outDir, BUNDLE_FILE);
+  const revision = await sourceRevision(policiesDir);
+  if ((await revisionOf(bundlePath)) === revision) return { bundlePath, revision, built: false };
+  const prebuilt = policiesDir === POLICY_DIR ? await revisionOf(PREBUILT_BUNDLE) : undefined;
+  if (prebuilt === revision) return { bundlePath: await placePrebuilt(bundlePath), revision, built: false };
+  let opa: string;
+  try {
+    opa = opts.opa ?? findOpa();
+  } catch (cause) {
+    const shipped = prebuilt ? `the prebuilt bundle is revision ${prebuilt}` : 'there is no prebuilt bundle';
+    throw new NoPolicyBundleError(
+      `no policy bundle matches the policies in ${policiesDir} (revision ${revision}; ${shipped}) and the opa CLI to build one was not found`,
+      { cause },
+    );
+  }
+  return { ...(await buildPolicyBundle({ policiesDir, outDir, opa })), built: true };
+}
+
+/** Rebuilds the committed prebuilt bundle when the policies changed (`--prebuilt`; needs opa). */
+export async function refreshPrebuiltBundle(): Promise<BuildResult & { built: boolean }> {
+  const revision = await sourceRevision();
+  if ((await revisionOf(PREBUILT_BUNDLE)) === revision)
+    return { bundlePath: PREBUILT_BUNDLE, revision, built: false };
+  const tmp = join(POLICY_DIR, 'build', 'prebuilt');
+  const built = await buildPolicyBundle({ outDir: tmp });
+  await mkdir(dirname(PREBUILT_BUNDLE), { recursive: true });
+  await copyFile(built.bundlePath, PREBUILT_BUNDLE);
+  return { bundlePath: PREBUILT_BUNDLE, revision, built: true };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const outDir = process.argv[2] ?? join(POLICY_DIR, 'build');
-  buildPolicyBundle({ outDir }).then(
-    (r) => console.log(`built ${relative(process.cwd(), r.bundlePath)} (revision ${r.revision})`),
+  (process.argv[2] === '--prebuilt' ? refreshPrebuiltBundle() : buildPolicyBundle({ outDir })).then(
+    (r) => console.log(`${relative(process.cwd(), r.bundlePath)}: revision ${r.revision}`),
     (e: unknown) => {
       console.error(e instanceof Error ? e.message : e);
       process.exit(1);

@@ -1,0 +1,121 @@
+/**
+ * Compiles the CLI to JavaScript: one ESM bundle per entry in `dist/`, npm packages left as imports
+ * (they are the package's dependencies), with source maps. esbuild rather than tsc emit: one file
+ * per entry that loads fast, built in well under a second, and type-checking stays with `tsc`.
+ *
+ * Each module's `import.meta.url` keeps meaning its source file's location (rewritten relative to
+ * the bundle), so files read at run time (examples/, the dashboard's assets, the policies) are found
+ * beside the sources in a checkout and in the installed package alike, whatever the current folder.
+ *
+ * `dist/inputs.json` records a hash of every source the bundles were built from (and of this
+ * script): {@link ensureDist} rebuilds only when it no longer matches, so a checkout never runs a
+ * stale build. Run directly: `node scripts/build-dist.mjs` (always builds).
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = join(ROOT, 'dist');
+/** Bundle name in dist/ (without .mjs) -> its entry source. */
+export const ENTRIES = { cli: 'local/cli/main.ts' };
+const INPUTS_FILE = join(DIST, 'inputs.json');
+const SELF = relative(ROOT, fileURLToPath(import.meta.url));
+
+/** @param {string[]} files paths relative to ROOT @returns {Promise<string>} */
+async function hashOf(files) {
+  const h = createHash('sha256');
+  for (const f of [...files].sort()) {
+    h.update(f).update('\0');
+    try {
+      h.update(await readFile(join(ROOT, f)));
+    } catch {
+      h.update('\u0001missing');
+    }
+    h.update('\0');
+  }
+  return h.digest('hex');
+}
+
+/** @type {import('esbuild').Plugin} */
+const sourceImportMetaUrl = {
+  name: 'source-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (args.path.split(sep).includes('node_modules')) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const fromDist = relative(DIST, args.path).split(sep).join('/');
+      const url = `new URL(${JSON.stringify(fromDist)}, import.meta.url).href`;
+      return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
+    });
+  },
+};
+
+/** Builds every entry into dist/ and records its inputs. @returns {Promise<{ms: number}>} */
+export async function buildDist() {
+  const started = Date.now();
+  const { build } = await import('esbuild');
+  await mkdir(DIST, { recursive: true });
+  const inputs = new Set([SELF, 'package.json']);
+  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+  for (const [name, entry] of Object.entries(ENTRIES)) {
+    // Written beside, then renamed: a CLI starting meanwhile never loads a half-written bundle.
+    const partial = join(DIST, `${name}.${process.pid}.partial.mjs`);
+    const result = await build({
+      absWorkingDir: ROOT,
+      entryPoints: [entry],
+      outfile: partial,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      packages: 'external',
+      sourcemap: 'linked',
+      sourcesContent: false,
+      metafile: true,
+      logLevel: 'error',
+      plugins: [sourceImportMetaUrl],
+      // Read by local/cli/config/cli-version.ts, which otherwise finds package.json itself.
+      define: { CLOUDORCH_VERSION: JSON.stringify(version) },
+    });
+    for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
+    const map = JSON.parse(await readFile(`${partial}.map`, 'utf8'));
+    await writeFile(join(DIST, `${name}.mjs.map`), JSON.stringify({ ...map, file: `${name}.mjs` }));
+    await rm(`${partial}.map`);
+    const code = (await readFile(partial, 'utf8')).replace(
+      /sourceMappingURL=.*$/m,
+      `sourceMappingURL=${name}.mjs.map`,
+    );
+    await writeFile(partial, code);
+    await rename(partial, join(DIST, `${name}.mjs`));
+  }
+  const files = [...inputs].sort();
+  const partialInputs = `${INPUTS_FILE}.${process.pid}.partial`;
+  await writeFile(partialInputs, `${JSON.stringify({ hash: await hashOf(files), files }, null, 1)}\n`);
+  await rename(partialInputs, INPUTS_FILE);
+  return { ms: Date.now() - started };
+}
+
+/** True when dist/ was built from the sources as they are now. @returns {Promise<boolean>} */
+export async function distIsCurrent() {
+  try {
+    const recorded = JSON.parse(await readFile(INPUTS_FILE, 'utf8'));
+    return recorded.hash === (await hashOf(recorded.files));
+  } catch {
+    return false;
+  }
+}
+
+/** Builds only when dist/ is missing or was built from other sources. @returns {Promise<boolean>} built */
+export async function ensureDist() {
+  if (await distIsCurrent()) return false;
+  await buildDist();
+  return true;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { ms } = await buildDist();
+  console.log(`built ${relative(process.cwd(), DIST) || '.'} in ${ms} ms`);
+}
