@@ -3,6 +3,7 @@
  * Errors name the source, the document and the field.
  */
 import { parseAllDocuments } from 'yaml';
+import { type Labels, validateLabels } from './labels.js';
 import type { CloudClusterSpec } from './spec/schema.js';
 import { formatPath, reservedKeyMessage, reservedKeyPaths, validateSpec } from './spec/validate.js';
 import { describeTarget } from './target.js';
@@ -16,6 +17,8 @@ export interface CloudClusterManifest {
   readonly id: string;
   readonly name: string;
   readonly namespace: string;
+  /** metadata.labels ({} when none): stored beside the spec, so they never change the generation. */
+  readonly labels: Labels;
   readonly spec: CloudClusterSpec;
   /** Where it was read: `file.yaml#2`. */
   readonly source: string;
@@ -36,15 +39,62 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
+/** What a document may hold: `status` is what `cloudorch get -o yaml` prints, and is ignored. */
+const DOCUMENT_KEYS = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+/** Read-only metadata `get -o yaml` prints: accepted (so its output applies back) and ignored. */
+const READ_ONLY_METADATA = new Set(['generation', 'creationTimestamp', 'deletionTimestamp']);
+const METADATA_KEYS = new Set(['name', 'namespace', 'labels', ...READ_ONLY_METADATA]);
+
+type Issue = (field: string, message: string) => ManifestIssue;
+
+function unknownKeys(value: Record<string, unknown>, allowed: Set<string>, at: string, issue: Issue) {
+  return Object.keys(value)
+    .filter((k) => !allowed.has(k))
+    .map((k) => issue(`${at}${k}`, `is not a field CloudOrch reads (allowed: ${[...allowed].join(', ')})`));
+}
+
+/** name, namespace and labels; read-only fields are checked for their type only. */
+function checkMetadata(
+  doc: Record<string, unknown>,
+  issue: Issue,
+): { name?: string; namespace?: string; labels: Labels; issues: ManifestIssue[] } {
+  const meta = isObject(doc.metadata) ? doc.metadata : {};
+  const issues = unknownKeys(meta, METADATA_KEYS, 'metadata.', issue);
+  const { name, namespace = 'default', generation, creationTimestamp, deletionTimestamp } = meta;
+  const nameOk = typeof name === 'string' && NAME.test(name) && name.length <= 63;
+  if (!nameOk)
+    issues.push(
+      issue(
+        'metadata.name',
+        'must be a DNS label (lowercase letters, digits and hyphens, at most 63 characters)',
+      ),
+    );
+  const namespaceOk = typeof namespace === 'string' && NAME.test(namespace) && namespace.length <= 63;
+  if (!namespaceOk) issues.push(issue('metadata.namespace', 'must be a DNS label'));
+  if (generation !== undefined && !(Number.isInteger(generation) && (generation as number) >= 1))
+    issues.push(issue('metadata.generation', 'must be a whole number of at least 1 (it is ignored)'));
+  for (const [field, at] of Object.entries({ creationTimestamp, deletionTimestamp }))
+    if (at !== undefined && (typeof at !== 'string' || Number.isNaN(Date.parse(at))))
+      issues.push(issue(`metadata.${field}`, 'must be a date and time (it is ignored)'));
+  let labels: Labels = {};
+  if (meta.labels !== undefined && meta.labels !== null) {
+    const l = validateLabels(meta.labels);
+    if (l.ok) labels = l.labels;
+    else issues.push(...l.issues.map((i) => issue(i.field, i.message)));
+  }
+  return {
+    ...(nameOk ? { name } : {}),
+    ...(namespaceOk ? { namespace } : {}),
+    labels,
+    issues,
+  };
+}
+
 function checkDocument(
   doc: unknown,
   source: string,
 ): { manifest?: CloudClusterManifest; issues: ManifestIssue[] } {
-  const issue = (field: string, message: string): ManifestIssue => ({
-    source,
-    field,
-    message: `${source}: ${field}: ${message}`,
-  });
+  const issue: Issue = (field, message) => ({ source, field, message: `${source}: ${field}: ${message}` });
   if (!isObject(doc))
     return { issues: [issue('(document)', 'must be a mapping with apiVersion, kind, metadata and spec')] };
   // Checked on the parsed document as a whole, before anything reads or copies it.
@@ -54,30 +104,42 @@ function checkDocument(
   const reported = new Set(issues.map((i) => i.field));
   if (doc.apiVersion !== API_VERSION) issues.push(issue('apiVersion', `must be ${API_VERSION}`));
   if (doc.kind !== KIND) issues.push(issue('kind', `must be ${KIND}`));
-  const meta = isObject(doc.metadata) ? doc.metadata : {};
-  const name = meta.name;
-  const namespace = meta.namespace ?? 'default';
-  if (typeof name !== 'string' || !NAME.test(name) || name.length > 63) {
-    issues.push(
-      issue(
-        'metadata.name',
-        'must be a DNS label (lowercase letters, digits and hyphens, at most 63 characters)',
-      ),
-    );
-  }
-  if (typeof namespace !== 'string' || !NAME.test(namespace) || namespace.length > 63) {
-    issues.push(issue('metadata.namespace', 'must be a DNS label'));
-  }
+  issues.push(...unknownKeys(doc, DOCUMENT_KEYS, '', issue).filter((i) => !reported.has(i.field)));
+  if (doc.status !== undefined && !isObject(doc.status))
+    issues.push(issue('status', 'must be a mapping (it is ignored: the reconciler writes status)'));
+  const meta = checkMetadata(doc, issue);
+  issues.push(...meta.issues.filter((i) => !reported.has(i.field)));
   const v = validateSpec(doc.spec);
   if (!v.ok)
     for (const i of v.issues)
       if (!reported.has(i.field)) issues.push(issue(i.field, i.message.slice(i.field.length + 2)));
-  if (issues.length > 0 || !v.ok) return { issues };
-  const ns = namespace as string;
+  const { name, namespace, labels } = meta;
+  if (issues.length > 0 || !v.ok || name === undefined || namespace === undefined) return { issues };
   return {
-    manifest: { id: `${ns}/${name as string}`, name: name as string, namespace: ns, spec: v.spec, source },
+    manifest: { id: `${namespace}/${name}`, name, namespace, labels, spec: v.spec, source },
     issues: [],
   };
+}
+
+/**
+ * A `kind: List` (what `cloudorch get -o yaml` prints for several clusters): its items, each checked
+ * as a document of its own (`file.yaml#1.items[0]`).
+ */
+function checkList(
+  doc: Record<string, unknown>,
+  source: string,
+): { manifests: CloudClusterManifest[]; issues: ManifestIssue[] } {
+  const issue: Issue = (field, message) => ({ source, field, message: `${source}: ${field}: ${message}` });
+  const issues = unknownKeys(doc, new Set(['apiVersion', 'kind', 'metadata', 'items']), '', issue);
+  if (doc.apiVersion !== 'v1') issues.push(issue('apiVersion', 'must be v1 for a List'));
+  if (!Array.isArray(doc.items)) issues.push(issue('items', 'must be a list of CloudClusters'));
+  const manifests: CloudClusterManifest[] = [];
+  (Array.isArray(doc.items) ? doc.items : []).forEach((item, i) => {
+    const r = checkDocument(item, `${source}.items[${i}]`);
+    if (r.manifest) manifests.push(r.manifest);
+    issues.push(...r.issues);
+  });
+  return { manifests, issues };
 }
 
 /**
@@ -154,6 +216,12 @@ export function parseManifests(text: string, sourceName: string): ManifestResult
       continue;
     }
     if (value === null || value === undefined) continue; // empty document between separators
+    if (isObject(value) && value.kind === 'List') {
+      const l = checkList(value, source);
+      manifests.push(...l.manifests);
+      issues.push(...l.issues);
+      continue;
+    }
     const r = checkDocument(value, source);
     if (r.manifest) manifests.push(r.manifest);
     issues.push(...r.issues);

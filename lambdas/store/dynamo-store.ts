@@ -5,12 +5,14 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Labels } from '../core/labels.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { ClusterStatus } from '../core/status.js';
 import { claimHolder, claimTarget } from './claim-store.js';
 import type { Target } from './claims.js';
 import { release, requestDeletion } from './deletion.js';
 import { readParsed, readRecord, type Table } from './items.js';
+import { writeLabels } from './label-writes.js';
 import { type AcquireOptions, acquireLease, releaseLease, renewLease } from './lease-writes.js';
 import type { ParsedItem } from './record.js';
 import { type ScanOptions, scanSegment } from './scan.js';
@@ -54,6 +56,10 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
 
   applySpec(id: string, spec: CloudClusterSpec, opts: ApplyOptions = {}): Promise<ApplyResult> {
     return applySpec(this.table, id, spec, opts);
+  }
+
+  writeLabels(id: string, labels: Labels): Promise<ClusterRecord> {
+    return writeLabels(this.table, id, labels);
   }
 
   requestDeletion(id: string, now: Date = new Date()): Promise<ClusterRecord> {

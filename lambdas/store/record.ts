@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { Reason } from '../core/conditions.js';
+import { validateLabels } from '../core/labels.js';
 import { isRecordId } from '../core/record-id.js';
 import { isClaimId } from './claims.js';
 import { RecordInvalidError } from './errors.js';
@@ -51,6 +52,10 @@ const recordSchema = z.looseObject({
   generation: int.min(1),
   version: int.min(0),
   createdAt: isoTime,
+  labels: z
+    .record(str, str)
+    .refine((l) => validateLabels(l).ok, 'must be Kubernetes labels (see core/labels.ts)')
+    .optional(),
   deletionRequestedAt: isoTime.optional(),
   status: statusSchema.optional(),
   // An expiry beyond what a Date can hold is not one this store wrote.

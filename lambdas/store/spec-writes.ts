@@ -4,6 +4,7 @@
  * from.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Labels } from '../core/labels.js';
 import { appliedAnyOf } from '../core/plan/tokens.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import { ownedArnOf } from '../core/status.js';
@@ -11,6 +12,7 @@ import { claimTarget, releaseClaim } from './claim-store.js';
 import { claimId, describeTarget } from './claims.js';
 import { ConflictError, DeletionInProgressError, TargetChangeError } from './errors.js';
 import { asStored, isConditionFailure, readParsed, readRecord, type Table, updateAndRead } from './items.js';
+import { reconcileLabels } from './label-writes.js';
 import { toRecord } from './record.js';
 import { specHash } from './spec-hash.js';
 import type { ApplyResult, ClusterRecord } from './types.js';
@@ -19,9 +21,24 @@ import type { Mutation } from './update.js';
 export interface ApplyOptions {
   readonly expectedVersion?: number;
   readonly now?: Date;
+  /** The record's labels after the write; absent: left as they are. */
+  readonly labels?: Labels;
 }
 
+/** The spec write, then the labels' (only when they differ): a label change bumps no generation. */
 export async function applySpec(
+  t: Table,
+  id: string,
+  spec: CloudClusterSpec,
+  opts: ApplyOptions,
+): Promise<ApplyResult> {
+  const r = await applySpecOnly(t, id, spec, opts);
+  if (opts.labels === undefined) return r;
+  const l = await reconcileLabels(t, r.record, opts.labels);
+  return { ...r, record: l.record, labelsChanged: l.changed };
+}
+
+async function applySpecOnly(
   t: Table,
   id: string,
   spec: CloudClusterSpec,
@@ -37,7 +54,8 @@ export async function applySpec(
       `${id}: expected version ${expected}, ${current ? `found ${current.version}` : 'but there is no record'}`,
     );
   }
-  if (current?.specHash === hash) return { record: current, changed: false, created: false };
+  if (current?.specHash === hash)
+    return { record: current, changed: false, created: false, labelsChanged: false };
   const moved = current !== undefined && claimId(current.spec) !== claimId(spec);
   // A record that has (or may have) created or owned its cluster cannot point at another one:
   // that would orphan the first.
@@ -96,7 +114,7 @@ async function createRecord(
     if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected, err);
     throw err;
   }
-  return { record: toRecord(item), changed: true, created: true };
+  return { record: toRecord(item), changed: true, created: true, labelsChanged: false };
 }
 
 async function updateSpec(
@@ -115,7 +133,7 @@ async function updateSpec(
   };
   try {
     const after = await updateAndRead(t, id, mutation, condition);
-    return { record: toRecord(after), changed: true, created: false };
+    return { record: toRecord(after), changed: true, created: false, labelsChanged: false };
   } catch (err) {
     if (isConditionFailure(err)) return afterLostSpecRace(t, id, hash, expected, err);
     throw err;
@@ -137,7 +155,7 @@ async function afterLostSpecRace(
   if (now?.deletionRequestedAt)
     throw new DeletionInProgressError(`${id}: deletion was requested`, { cause: refusal });
   if (now && expected === undefined && now.specHash === hash) {
-    return { record: now, changed: false, created: false };
+    return { record: now, changed: false, created: false, labelsChanged: false };
   }
   throw new ConflictError(
     `${id}: the spec was changed concurrently (now version ${now?.version ?? 'none'})`,

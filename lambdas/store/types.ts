@@ -1,12 +1,14 @@
 /**
  * The desired-state store contract. One DynamoDB item per cluster, key `id`. Spec writers and status
  * writers update disjoint attributes with conditions, so they never clobber each other:
- * - spec writers (`apply`, the bridge) own `spec`, `specHash`, `generation`, `deletionRequestedAt`;
+ * - spec writers (`apply`, the bridge) own `spec`, `specHash`, `generation`, `deletionRequestedAt`,
+ *   and `labels` (written beside the spec: a label change bumps neither `generation` nor `version`);
  * - the reconciler, while it holds the lease, owns `status`, `history` (+ `historyAppended`), `intent`,
  *   `trackedUpdates`.
  * A status write never bumps `generation`. Conflicts surface as typed errors, never as overwrites.
  */
 import type { FailureCount } from '../core/backoff.js';
+import type { Labels } from '../core/labels.js';
 import type { TrackedUpdate } from '../core/provider.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { ClusterStatus } from '../core/status.js';
@@ -63,6 +65,8 @@ export interface ClusterRecord {
   /** Optimistic concurrency for spec writers. */
   readonly version: number;
   readonly createdAt: string;
+  /** metadata.labels, for selectors (`cloudorch get -l`); absent when there are none. */
+  readonly labels?: Labels;
   readonly deletionRequestedAt?: string;
   readonly status?: ClusterStatus;
   readonly lease?: Lease;
@@ -92,6 +96,8 @@ export interface ApplyResult {
   /** False when the spec was identical: nothing was written and generation is unchanged. */
   readonly changed: boolean;
   readonly created: boolean;
+  /** The labels were given and differed from the record's, and were written. */
+  readonly labelsChanged: boolean;
 }
 
 export interface StatusWrite {
@@ -125,13 +131,19 @@ export interface DesiredStateStore {
    * Throws DeletionInProgressError once deletion was requested. Claims the spec's target first
    * (TargetClaimedError when another record holds it; a claim taken is given back when the record
    * write fails) and gives up the old target's claim when the spec moved to another one, which only
-   * a record that never owned a cluster may do (TargetChangeError otherwise).
+   * a record that never owned a cluster may do (TargetChangeError otherwise). With `labels`, the
+   * record's labels become those (a separate write after the spec's; see writeLabels).
    */
   applySpec(
     id: string,
     spec: CloudClusterSpec,
-    opts?: { expectedVersion?: number; now?: Date },
+    opts?: { expectedVersion?: number; now?: Date; labels?: Labels },
   ): Promise<ApplyResult>;
+  /**
+   * Replaces the record's labels (validated by the caller, core/labels.ts) without touching the spec,
+   * `generation` or `version`: no reconciliation starts. RecordNotFoundError when there is no record.
+   */
+  writeLabels(id: string, labels: Labels): Promise<ClusterRecord>;
   /** Marks the record for deletion (idempotent). RecordNotFoundError when there is no record. */
   requestDeletion(id: string, now?: Date): Promise<ClusterRecord>;
   /**

@@ -90,7 +90,7 @@ describe.each([
         version: 1,
         createdAt: T0.toISOString(),
       };
-      expect(result).toEqual({ record: expected, changed: true, created: true });
+      expect(result).toEqual({ record: expected, changed: true, created: true, labelsChanged: false });
       expect(await store.get(id)).toEqual(expected);
       expect(specHash(s)).toMatch(/^[0-9a-f]{64}$/);
     });

@@ -1,0 +1,65 @@
+/**
+ * Labels are written beside the spec: a label change bumps neither generation nor version (so no
+ * reconciliation starts), and a malformed labels attribute makes the item invalid, with its reason.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
+import { RecordNotFoundError } from '../../lambdas/store/errors.js';
+import { createTable } from '../../local/store/table.js';
+import { type DynamoServer, dynamoClient, startDynalite } from './servers.js';
+import { spec, T0, uniqueId, uniqueTable } from './support.js';
+
+describe('record labels (dynalite)', () => {
+  let server: DynamoServer;
+  let client: DynamoDBClient;
+  let store: DynamoDesiredStateStore;
+  let table: string;
+  const specOf = (id: string) => spec({ clusterName: id.replace(/[^a-z0-9]+/g, '-') });
+
+  beforeAll(async () => {
+    server = await startDynalite();
+    client = dynamoClient(server);
+    table = uniqueTable();
+    await createTable(client, table);
+    store = new DynamoDesiredStateStore({ client, tableName: table });
+  });
+  afterAll(async () => {
+    client?.destroy();
+    await server?.stop();
+  });
+
+  it('apply stores labels; changing only them writes them without a new generation or version', async () => {
+    const id = uniqueId('lab');
+    const created = await store.applySpec(id, specOf(id), { now: T0, labels: { app: 'web' } });
+    expect(created.record.labels).toEqual({ app: 'web' });
+    const relabeled = await store.applySpec(id, specOf(id), { labels: { app: 'api', tier: '1' } });
+    expect(relabeled).toMatchObject({ changed: false, created: false, labelsChanged: true });
+    expect(relabeled.record).toMatchObject({ generation: 1, version: 1, labels: { app: 'api', tier: '1' } });
+    const same = await store.applySpec(id, specOf(id), { labels: { tier: '1', app: 'api' } });
+    expect(same.labelsChanged).toBe(false);
+    // No labels in the manifest: the record has none either (apply states the whole set).
+    const cleared = await store.applySpec(id, specOf(id), { labels: {} });
+    expect(cleared.labelsChanged).toBe(true);
+    expect((await store.get(id))?.labels).toBeUndefined();
+    // Without `labels`, a spec writer leaves them as they are.
+    await store.writeLabels(id, { keep: 'me' });
+    await store.applySpec(id, { ...specOf(id), nodeCount: 7 });
+    expect(await store.get(id)).toMatchObject({ generation: 2, labels: { keep: 'me' } });
+  });
+
+  it('writeLabels refuses a record that does not exist', async () => {
+    await expect(store.writeLabels(uniqueId('none'), { a: 'b' })).rejects.toBeInstanceOf(RecordNotFoundError);
+  });
+
+  it('an item whose labels break the label rules is invalid, naming the attribute', async () => {
+    const id = uniqueId('badlab');
+    await store.applySpec(id, specOf(id), { now: T0 });
+    const doc = DynamoDBDocumentClient.from(client);
+    const item = { ...(await store.get(id)), labels: { '-bad': 'v' } };
+    await doc.send(new PutCommand({ TableName: table, Item: item }));
+    const parsed = await store.inspect(id);
+    expect(parsed?.kind === 'invalid' && parsed.invalid.reason).toMatch(/^labels: /);
+  });
+});
