@@ -48,9 +48,10 @@ export async function applyCommand(
   const written: WaitTarget[] = [];
   for (const m of manifests) {
     try {
-      const r = await t.store.applySpec(m.id, m.spec);
+      // The manifest's labels are the record's whole set: a label missing from it is removed.
+      const r = await t.store.applySpec(m.id, m.spec, { labels: m.labels });
       o.out(
-        `cloudcluster/${m.id} ${r.created ? 'created' : r.changed ? `configured (generation ${r.record.generation})` : 'unchanged'}`,
+        `cloudcluster/${m.id} ${r.created ? 'created' : r.changed ? `configured (generation ${r.record.generation})` : r.labelsChanged ? `configured (labels only; generation ${r.record.generation} unchanged)` : 'unchanged'}`,
       );
       written.push({ id: m.id, goal: { kind: 'ready', generation: r.record.generation } });
     } catch (err) {
