@@ -4,8 +4,11 @@
  * policy or impossible to apply). See EXIT.
  */
 import { Command, Help, Option } from 'commander';
+import { ENV } from '../../lambdas/config.js';
 import { cliOf } from './cli.js';
 import { registerApply } from './commands/apply.js';
+import { registerCompletion } from './commands/completion.js';
+import { registerConfig } from './commands/config.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerDev } from './commands/dev.js';
 import { EXIT, PLAN_EXIT_HELP } from './commands/exit.js';
@@ -14,12 +17,19 @@ import { registerLifecycle } from './commands/lifecycle.js';
 import { registerPlan } from './commands/plan.js';
 import { registerPolicy } from './commands/policy.js';
 import { registerSim } from './commands/sim.js';
+import { registerVersion } from './commands/version.js';
+import { cliVersion } from './config/cli-version.js';
+import { DEV_TARGET } from './config/file.js';
 
 export { EXIT };
 export function buildProgram(): Command {
   const program = new Command('cloudorch')
     .description(
-      `Keep EKS clusters converged on declared desired state.\n\nTargets a running \`cloudorch dev\` by default, or a deployed stack with --table and --region.\nExit codes: ${EXIT.ok} success, ${EXIT.error} error; ${PLAN_EXIT_HELP}.`,
+      `Keep EKS clusters converged on declared desired state.\n\nTargets, first match wins: flags (--table, --region, ...; --target NAME), the environment (${ENV.table}, AWS_REGION, ...), the current named target (cloudorch config), a running \`cloudorch dev\`.\nExit codes: ${EXIT.ok} success, ${EXIT.error} error; ${PLAN_EXIT_HELP}.`,
+    )
+    .option(
+      '--target <name>',
+      `named target to use (cloudorch config get-targets; '${DEV_TARGET}': cloudorch dev)`,
     )
     .option('--region <region>', 'AWS region of a deployed stack')
     .option('--table <name>', 'desired-state table of a deployed stack (stack output TableName)')
@@ -28,6 +38,10 @@ export function buildProgram(): Command {
       'Reconcile state machine of a deployed stack (stack output StateMachineArn)',
     )
     .option('--profile <name>', 'AWS profile to use')
+    .option(
+      '--policy-bundle <s3-url>',
+      'policy bundle a deployed stack serves, for plan (stack output PolicyBundleUrl)',
+    )
     .option('--no-color', 'never color the output')
     // Program options end at the command's name, so `sim drift NAME --region R` gets its own --region;
     // acceptProgramOptionsAfterCommands keeps `cloudorch get --table T --region R` working.
@@ -46,9 +60,14 @@ export function buildProgram(): Command {
     registerLifecycle,
     registerPolicy,
     registerSim,
+    registerConfig,
+    registerVersion,
+    registerCompletion,
   ])
     register(cli);
   acceptProgramOptionsAfterCommands(program);
+  // After the copies: --version belongs to the program alone, and needs no target.
+  program.version(cliVersion(), '--version', "print the CLI's version");
   return program;
 }
 

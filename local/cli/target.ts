@@ -1,30 +1,41 @@
 /**
  * Which CloudOrch the CLI talks to: a running `cloudorch dev` (found through its state file), or a
- * deployed stack in AWS (`--region`, `--table`, `--state-machine-arn`, `--profile`). Both are the
- * functions' own clients, built by their composition root and makers, against different endpoints:
- * the CLI only reads and writes records, starts executions and, for `plan`, observes EKS read-only.
+ * deployed stack in AWS, chosen by flags, environment or a named target (config/resolve.ts). Both
+ * are the functions' own clients, built by their composition root and makers, against different
+ * endpoints: the CLI only reads and writes records, starts executions and, for `plan`, observes EKS
+ * read-only and judges with the policy bundle the target itself serves, never one of its own.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
 import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
-import { wasmPolicy } from '../../lambdas/handlers/clients/policy.js';
+import { type EnginePolicy, wasmPolicy } from '../../lambdas/handlers/clients/policy.js';
 import { sfnExecutions } from '../../lambdas/handlers/clients/sfn.js';
 import { dynamoStore } from '../../lambdas/handlers/clients/store.js';
-import { compose, type Env, type WiringInput } from '../../lambdas/handlers/compose.js';
-import type { ExecutionStarter, PolicyEvaluator } from '../../lambdas/handlers/deps.js';
+import { compose, type Env, sdkOptions, type WiringInput } from '../../lambdas/handlers/compose.js';
+import type { ExecutionStarter } from '../../lambdas/handlers/deps.js';
+import { bundleSourceFromEnv, FileBundleSource } from '../../lambdas/policy/index.js';
 import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import { ensurePolicyBundle } from '../../policies/build.js';
-import { devStatePath, readDevState } from '../dev/state-file.js';
+import { type DevState, devStatePath, readDevState } from '../dev/state-file.js';
 import { SimAdminClient } from '../eks-sim/index.js';
 import { LOCAL_DEFAULTS } from '../runtime/control-plane.js';
 import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';
+import { cliVersion } from './config/cli-version.js';
+import { configPath, readConfig } from './config/file.js';
+import { type AwsSelection, describeSelection, selectTarget, type TargetOptions } from './config/resolve.js';
+import { bundleRevision, type Fact, stackVersion } from './config/stack-facts.js';
 
-export interface TargetOptions {
-  readonly region?: string;
-  readonly table?: string;
-  readonly stateMachineArn?: string;
-  readonly profile?: string;
+export type { TargetOptions };
+
+/** What `cloudorch version` reports of a target. */
+export interface TargetFacts {
+  readonly target: string;
+  /** Where the target's policy bundle is (a file for dev, `s3://…` for a stack), when known. */
+  readonly policyBundle?: string;
+  readonly policyRevision: Fact;
+  readonly stackVersion: Fact;
 }
 
 export interface Target {
@@ -37,7 +48,9 @@ export interface Target {
   readonly sim?: SimAdminClient;
   /** The simulator's admin API for clusters of another region than the dev's own. */
   simIn?(region: string): SimAdminClient;
-  policy(): Promise<PolicyEvaluator>;
+  /** The engine over the bundle the target serves, loaded; throws when it cannot be loaded. */
+  policy(): Promise<EnginePolicy>;
+  facts(): Promise<TargetFacts>;
   close(): void;
 }
 
@@ -49,21 +62,23 @@ export class TargetError extends Error {
 const cliClients = (input: WiringInput) =>
   compose({ store: dynamoStore, provider: eksProvider, executions: sfnExecutions }, input);
 
-/** Compositions made after the target (the policy engine, on first use), closed with it. */
+/** Clients made after the target (the policy engine, on first use), closed with it. */
 type Closers = (() => void)[];
 
-/** A policy engine built by the functions' maker; it waits for its bundle before the first decision. */
-async function enginePolicy(env: Env, closers: Closers): Promise<PolicyEvaluator> {
+/**
+ * A policy engine built by the functions' maker over the bundle `env` names, as a function loads
+ * it. A bundle that does not load is an error here: a plan must not pass off "degraded" as a verdict.
+ */
+async function enginePolicy(env: Env, closers: Closers): Promise<EnginePolicy> {
   const { deps, close } = compose({ policy: wasmPolicy }, { env });
   closers.push(close);
   await deps.policy.engine.ready();
+  const health = deps.policy.engine.health();
+  if (health.status !== 'ok')
+    throw new TargetError(
+      `cannot load the policy bundle ${health.source}: ${health.reason ?? 'unknown reason'}`,
+    );
   return deps.policy;
-}
-
-/** The policies of this checkout, built if needed. */
-async function localPolicy(closers: Closers): Promise<PolicyEvaluator> {
-  const { bundlePath } = await ensurePolicyBundle({ outDir: 'policies/build' });
-  return enginePolicy({ [ENV.policyBundleFile]: bundlePath }, closers);
 }
 
 function closeAll(closers: Closers): () => void {
@@ -72,12 +87,12 @@ function closeAll(closers: Closers): () => void {
   };
 }
 
-/** Without --state-machine-arn the CLI can ask about executions but not start one. */
+/** Without a state machine the CLI can ask about executions but not start one. */
 function statusOnly(executions: ExecutionStarter): ExecutionStarter {
   return {
     start: async () => {
       throw new TargetError(
-        'starting a reconcile needs --state-machine-arn (the stack output StateMachineArn)',
+        `starting a reconcile needs the stack's state machine (stack output StateMachineArn): --state-machine-arn, ${ENV.stateMachine}, or the target's stateMachineArn`,
       );
     },
     // Asking about an execution needs no state machine ARN: the execution's own is enough.
@@ -85,40 +100,69 @@ function statusOnly(executions: ExecutionStarter): ExecutionStarter {
   };
 }
 
-function awsTarget(opts: TargetOptions & { table: string; region: string }): Target {
-  if (opts.profile) process.env.AWS_PROFILE = opts.profile;
-  // The caller's environment, as a function's would be, with the flags' table, state machine and region.
+const NO_BUNDLE = `no policy bundle is known for this stack: give the stack output PolicyBundleUrl as --policy-bundle s3://…, ${ENV.policyBundleS3}, or the target's policyBundle (cloudorch config set-target NAME … --policy-bundle s3://…)`;
+
+function awsTarget(s: AwsSelection): Target {
+  if (s.profile) process.env.AWS_PROFILE = s.profile.value;
+  // The stack's names only; deployment defaults come from the selection, never the ambient environment.
   const env: Env = {
-    ...process.env,
-    [ENV.table]: opts.table,
-    [ENV.stateMachine]: opts.stateMachineArn,
-    AWS_REGION: opts.region,
+    [ENV.table]: s.table.value,
+    [ENV.stateMachine]: s.stateMachineArn?.value,
+    [ENV.policyBundleS3]: s.policyBundle?.value,
+    AWS_REGION: s.region.value,
+    // Client-side settings of the caller's, not the stack's: an EKS endpoint and rate.
+    [ENV.eksEndpoint]: process.env[ENV.eksEndpoint],
+    [ENV.eksCallsPerSecond]: process.env[ENV.eksCallsPerSecond],
   };
   const { deps, close } = cliClients({ env });
   const closers: Closers = [close];
+  const description = describeSelection(s);
   return {
     kind: 'aws',
-    description: `table ${opts.table} in ${opts.region}`,
+    description,
     store: deps.store,
-    executions: opts.stateMachineArn ? deps.executions : statusOnly(deps.executions),
+    executions: s.stateMachineArn ? deps.executions : statusOnly(deps.executions),
     provider: deps.provider,
-    // Deployment defaults come from the caller's environment, as the functions take them from theirs.
-    defaults: deps.config.defaults,
-    // The deployed bundle when its location is given, else the policies of this checkout.
-    policy: () => (env[ENV.policyBundleS3] ? enginePolicy(env, closers) : localPolicy(closers)),
+    defaults: s.defaults,
+    policy: async () => {
+      if (!s.policyBundle) throw new TargetError(NO_BUNDLE);
+      return enginePolicy(env, closers);
+    },
+    facts: async () => {
+      const ddb = new DynamoDBClient(sdkOptions({ env }));
+      closers.push(() => ddb.destroy());
+      const s3 = () => {
+        const client = new S3Client(sdkOptions({ env }));
+        closers.push(() => client.destroy());
+        return client;
+      };
+      return {
+        target: description,
+        ...(s.policyBundle ? { policyBundle: s.policyBundle.value } : {}),
+        policyRevision: s.policyBundle
+          ? await bundleRevision(bundleSourceFromEnv(env, s3))
+          : { unknown: NO_BUNDLE },
+        stackVersion: await stackVersion(ddb, s.table.value),
+      };
+    },
     close: closeAll(closers),
   };
 }
 
-export async function resolveTarget(opts: TargetOptions): Promise<Target> {
-  if (opts.table || opts.region || opts.stateMachineArn) {
-    if (!opts.table || !opts.region) throw new TargetError('AWS mode needs both --table and --region');
-    return awsTarget({ ...opts, table: opts.table, region: opts.region });
-  }
-  const state = await readDevState(devStatePath());
+function devBundle(state: DevState, statePath: string): { path: string; revision?: string } {
+  if (!state.policyBundle)
+    throw new TargetError(
+      `the running cloudorch dev (pid ${state.pid}) did not record its policy bundle in ${statePath}: restart it with this version`,
+    );
+  return state.policyBundle;
+}
+
+async function devTarget(): Promise<Target> {
+  const statePath = devStatePath();
+  const state = await readDevState(statePath);
   if (!state) {
     throw new TargetError(
-      `no running 'cloudorch dev' found (${devStatePath()}); start it, or target AWS with --table and --region`,
+      `no running 'cloudorch dev' found (${statePath}); start it, or target a deployed stack: --table and --region, ${ENV.table}, or a named target (cloudorch config set-target)`,
     );
   }
   const { deps, close } = cliClients({
@@ -132,16 +176,34 @@ export async function resolveTarget(opts: TargetOptions): Promise<Target> {
     },
   });
   const closers: Closers = [close];
+  const description = `cloudorch dev (dashboard ${state.endpoints.dashboard})`;
   return {
     kind: 'local',
-    description: `cloudorch dev (dashboard ${state.endpoints.dashboard})`,
+    description,
     store: deps.store,
     executions: deps.executions,
     provider: deps.provider,
     defaults: LOCAL_DEFAULTS,
     sim: new SimAdminClient(state.endpoints.eks, state.region),
     simIn: (region) => new SimAdminClient(state.endpoints.eks, region),
-    policy: () => localPolicy(closers),
+    // The file dev's engine reloads: read, never built or written.
+    policy: async () => enginePolicy({ [ENV.policyBundleFile]: devBundle(state, statePath).path }, closers),
+    facts: async () => {
+      const bundle = devBundle(state, statePath);
+      return {
+        target: description,
+        policyBundle: bundle.path,
+        // What the file holds now: dev reloads it, so it is what dev judges with.
+        policyRevision: await bundleRevision(new FileBundleSource(bundle.path)),
+        stackVersion: { value: cliVersion() },
+      };
+    },
     close: closeAll(closers),
   };
+}
+
+export async function resolveTarget(opts: TargetOptions, env: Env = process.env): Promise<Target> {
+  const path = configPath(env);
+  const selection = selectTarget(opts, env, await readConfig(path), path);
+  return selection.kind === 'aws' ? awsTarget(selection) : devTarget();
 }

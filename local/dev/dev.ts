@@ -4,6 +4,7 @@
  * the sweep on a short interval, on-change triggers on writes, and the dashboard.
  */
 import type { Server } from 'node:http';
+import { resolve } from 'node:path';
 import { addMetricSink } from '../../lambdas/handlers/telemetry.js';
 import { type ControlPlane, LOCAL_REGION, LOCAL_TABLE, startControlPlane } from '../runtime/control-plane.js';
 import { awsCommands } from './aws-commands.js';
@@ -51,11 +52,14 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
     server = started.server;
     const statePath = devStatePath();
     const names = { region: LOCAL_REGION, tableName: LOCAL_TABLE, stateMachineArn: cp.stateMachineArn };
+    const { revision } = cp.policy.health();
     await writeDevState(statePath, {
       pid: process.pid,
       ...names,
       endpoints: { ...cp.endpoints, dashboard: started.url },
       startedAt: startedAt.toISOString(),
+      // `plan` judges with this file, never a bundle of its own, so it decides as dev would.
+      policyBundle: { path: resolve(cp.policyBundlePath), ...(revision ? { revision } : {}) },
     });
     opts.log(`cloudorch dev is running (data: ${opts.dataDir ?? 'in memory'})`);
     opts.log(`  dashboard         ${started.url}`);

@@ -1,8 +1,9 @@
 /**
- * Where a running `cloudorch dev` says it listens, so other `cloudorch` commands find it. Written
- * at start, removed on a clean stop.
+ * Where a running `cloudorch dev` says it listens, and which policy bundle it judges with, so other
+ * `cloudorch` commands find it and `plan` judges as it does. Written at start (atomically, so a
+ * reader never sees half of it), removed on a clean stop.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -18,6 +19,8 @@ export interface DevState {
     readonly dashboard: string;
   };
   readonly startedAt: string;
+  /** The bundle file dev's engine reloads (absolute), and the `.manifest` revision it loaded at start. */
+  readonly policyBundle?: { readonly path: string; readonly revision?: string };
 }
 
 export function devStatePath(env: NodeJS.ProcessEnv = process.env): string {
@@ -28,7 +31,9 @@ export function devStatePath(env: NodeJS.ProcessEnv = process.env): string {
 
 export async function writeDevState(path: string, state: DevState): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${JSON.stringify(state, null, 2)}\n`);
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(tmp, path);
 }
 
 function alive(pid: number): boolean {
