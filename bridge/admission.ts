@@ -40,6 +40,30 @@ export interface ClaimLookup {
   claimHolder(target: { region: string; clusterName: string }): Promise<string | undefined>;
 }
 
+/**
+ * How long admission waits for the claim lookup (a DynamoDB read). The webhook must answer within
+ * the configuration's timeoutSeconds whatever DynamoDB does, so a slow or failing lookup is skipped.
+ */
+export const CLAIM_LOOKUP_TIMEOUT_MS = 1_500;
+
+/** The holder, or undefined when the lookup fails or does not answer in time. */
+async function claimHolderWithin(
+  claims: ClaimLookup | undefined,
+  target: { region: string; clusterName: string },
+  timeoutMs: number,
+): Promise<string | undefined> {
+  if (!claims) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  try {
+    return await Promise.race([claims.claimHolder(target).catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class AdmissionReviewError extends Error {
   override readonly name = 'AdmissionReviewError';
 }
@@ -85,6 +109,7 @@ export async function admit(
   engine: Decider,
   now: Date,
   claims?: ClaimLookup,
+  claimTimeoutMs = CLAIM_LOOKUP_TIMEOUT_MS,
 ): Promise<AdmissionResponse> {
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return allow(req.uid);
   const obj = isObj(req.object) ? req.object : {};
@@ -108,8 +133,9 @@ export async function admit(
     deletionRequested: false,
   };
   // The store's conditional claim is what guarantees one record per target; this only says so early.
-  // A lookup that fails does not deny: the mirror still refuses the write and says why on the CR.
-  const holder = await claims?.claimHolder(v.spec).catch(() => undefined);
+  // A lookup that fails or is late does not deny (admission never depends on DynamoDB): the mirror
+  // still refuses the write and says why on the CR.
+  const holder = await claimHolderWithin(claims, v.spec, claimTimeoutMs);
   if (holder && holder !== desired.id)
     return deny(
       req.uid,

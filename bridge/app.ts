@@ -14,9 +14,13 @@ import {
   S3BundleSource,
 } from '../lambdas/policy/index.js';
 import { DynamoDesiredStateStore } from '../lambdas/store/dynamo-store.js';
+import { describeError } from './api-errors.js';
+import { FINALIZER } from './constants.js';
+import { EventRecorder } from './events.js';
 import type { BridgeFlags } from './flags.js';
 import { GenerationMap } from './generations.js';
-import { type HealthChecks, startHealthServer } from './health.js';
+import { startHealthServer } from './health.js';
+import { type CheckSources, healthChecks } from './health-checks.js';
 import { CloudClusterInformer } from './informer.js';
 import { CloudClusterApi } from './kube.js';
 import { LeaderElector } from './leader.js';
@@ -30,9 +34,6 @@ export const jsonLog: Log = (msg) =>
   process.stderr.write(
     `${JSON.stringify({ time: new Date().toISOString(), component: 'cloudorch-bridge', msg })}\n`,
   );
-
-/** Read only to answer readiness: a GetItem that proves the table answers with our permissions. */
-const PROBE_ID = 'cloudorch-bridge/readiness-probe';
 
 export function policyEngineFor(flags: BridgeFlags): PolicyEngine {
   const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(flags.policyBundle);
@@ -60,38 +61,14 @@ export interface RunningBridge {
   readonly informer: CloudClusterInformer;
   readonly queue: WorkQueue;
   readonly mirror: Mirror;
+  readonly events: EventRecorder;
   isLeader(): boolean;
   stop(): Promise<void>;
 }
 
-/** Liveness is the webhook alone; readiness needs the watch, the table and a loaded policy bundle. */
-function healthChecks(
-  webhookListening: () => boolean,
-  watch: () => ReturnType<CloudClusterInformer['health']> | undefined,
-  store: DynamoDesiredStateStore,
-  engine: PolicyEngine,
-): HealthChecks {
-  return {
-    live: {
-      webhook: () => (webhookListening() ? undefined : 'webhook server is not listening'),
-    },
-    ready: {
-      watch: () => {
-        const h = watch();
-        if (!h?.synced) return `cloudclusters not listed yet${h?.lastError ? `: ${h.lastError}` : ''}`;
-        return h.watching ? undefined : `watch is reconnecting${h.lastError ? `: ${h.lastError}` : ''}`;
-      },
-      dynamodb: async () => {
-        await store.get(PROBE_ID);
-        return undefined;
-      },
-      policy: () => {
-        const h = engine.health();
-        return h.status === 'ok' ? undefined : `policy bundle not loaded: ${h.reason ?? 'unknown'}`;
-      },
-    },
-  };
-}
+/** This replica's name, for the Lease holder and the Events' reportingInstance. */
+const identityOf = (deps: BridgeDeps): string =>
+  deps.identity ?? process.env['POD_NAME'] ?? `${hostname()}-${process.pid}`;
 
 /** The queue writes only while this replica leads (or always, without leader election). */
 function startWriting(
@@ -109,7 +86,7 @@ function startWriting(
     kc: deps.kc,
     namespace: flags.leaderElectionNamespace,
     name: flags.leaderElectionId,
-    identity: deps.identity ?? process.env['POD_NAME'] ?? `${hostname()}-${process.pid}`,
+    identity: identityOf(deps),
     leaseDurationSeconds: flags.leaseDurationSeconds,
     log,
     onStartedLeading: () => {
@@ -125,23 +102,35 @@ function startWriting(
   return elector;
 }
 
-export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise<RunningBridge> {
-  const log = deps.log ?? jsonLog;
-  const store = new DynamoDesiredStateStore({ client: deps.dynamo, tableName: flags.tableName });
+/** The mirror pipeline: informer -> work queue -> mirror, with events on the CRs. */
+function pipeline(flags: BridgeFlags, deps: BridgeDeps, store: DynamoDesiredStateStore, log: Log) {
   const api = new CloudClusterApi(deps.kc, flags.watchNamespace);
-  const generations = new GenerationMap();
+  const events = new EventRecorder({ kc: deps.kc, controller: FINALIZER, instance: identityOf(deps), log });
   let informer: CloudClusterInformer | undefined;
   const mirror = new Mirror({
     api,
     store,
-    generations,
+    generations: new GenerationMap(),
     cached: (key) => informer?.get(key),
+    events,
     ...(deps.beforeWrite ? { beforeWrite: deps.beforeWrite } : {}),
   });
   const queue = new WorkQueue({
     work: async (key) => {
-      const result = await mirror.reconcile(key);
-      if (result !== 'mirrored') log(`CloudCluster ${key}: ${result}`);
+      try {
+        const result = await mirror.reconcile(key);
+        if (result !== 'mirrored') log(`CloudCluster ${key}: ${result}`);
+      } catch (err) {
+        const obj = informer?.get(key);
+        if (obj)
+          events.record(obj, {
+            type: 'Warning',
+            reason: 'MirrorFailed',
+            action: 'Mirror',
+            note: describeError(err),
+          });
+        throw err;
+      }
     },
     log: (m) => log(`CloudCluster ${m}`),
   });
@@ -149,7 +138,16 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
   const everyKey = () => {
     for (const key of informer?.keys() ?? []) queue.add(key);
   };
+  return { informer, queue, mirror, events, everyKey };
+}
 
+/** The webhook (HTTPS) and the health server; fails, closing what it opened, if a port is taken. */
+async function servers(
+  flags: BridgeFlags,
+  deps: BridgeDeps,
+  log: Log,
+  sources: Omit<CheckSources, 'webhookListening'>,
+) {
   await deps.engine.ready();
   const webhook = await startWebhook({
     engine: deps.engine,
@@ -157,39 +155,52 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
     port: flags.webhookPort,
     host: flags.bindAddress,
     log,
-    claims: store,
+    claims: sources.store,
   });
   const health = await startHealthServer({
     port: flags.healthPort,
     host: flags.bindAddress,
-    checks: healthChecks(webhook.listening, () => informer?.health(), store, deps.engine),
+    checks: healthChecks({ ...sources, webhookListening: webhook.listening }),
   }).catch(async (err: unknown) => {
     await webhook.close();
     throw err;
   });
+  return { webhook, health };
+}
 
-  const elector = startWriting(flags, deps, queue, everyKey, log);
-
+export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise<RunningBridge> {
+  const log = deps.log ?? jsonLog;
+  const store = new DynamoDesiredStateStore({ client: deps.dynamo, tableName: flags.tableName });
+  const { informer, queue, mirror, events, everyKey } = pipeline(flags, deps, store, log);
+  let elector: LeaderElector | undefined;
+  const { webhook, health } = await servers(flags, deps, log, {
+    watch: () => informer.health(),
+    store,
+    engine: deps.engine,
+    elector: () => elector,
+  });
+  elector = startWriting(flags, deps, queue, everyKey, log);
   informer.start();
   // Status comes from DynamoDB, which the bridge does not watch: re-read every record periodically.
   const resync = setInterval(everyKey, flags.resyncSeconds * 1000);
   log(
     `started: webhook :${webhook.port}, health :${health.port}, leader election ${flags.leaderElect ? 'on' : 'off'}`,
   );
-
   return {
     webhookPort: webhook.port,
     healthPort: health.port,
     informer,
     queue,
     mirror,
+    events,
     isLeader: () => (elector ? elector.isLeader() : true),
     stop: async () => {
       clearInterval(resync);
       // The informer first (no new keys), then the queue drains, so no write outlives the bridge.
-      await informer?.stop();
+      await informer.stop();
       await queue.stop();
       await elector?.stop();
+      await events.flush();
       await Promise.all([webhook.close(), health.close()]);
     },
   };

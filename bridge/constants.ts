@@ -17,7 +17,10 @@ export const FINALIZER = `${GROUP}/bridge`;
 /** The one path the webhook server serves and the ValidatingWebhookConfiguration names. */
 export const WEBHOOK_PATH = '/validate-cloudclusters';
 export const HEALTHZ_PATH = '/healthz';
+/** Readiness of the webhook (what the Service routes to): the server listens, the bundle is loaded. */
 export const READYZ_PATH = '/readyz';
+/** The mirror's health: watch, DynamoDB, leader election. Not a probe: it must not take the webhook out. */
+export const MIRROR_HEALTH_PATH = '/readyz/mirror';
 
 export const DEFAULT_PORTS = { webhook: 9443, health: 8081 } as const;
 

@@ -1,12 +1,14 @@
 /**
- * `/healthz` and `/readyz`, each a list of named checks that test the real dependency, never a
- * constant "ok". Liveness covers what a restart can fix (the watch loop and the webhook server);
- * readiness adds what the bridge needs to do its job: DynamoDB answering, the policy bundle loaded.
+ * `/healthz`, `/readyz` and `/readyz/mirror`, each a list of named checks that test the real
+ * dependency, never a constant "ok". Liveness is what a restart can fix (the webhook server);
+ * readiness is what the webhook needs to answer (the policy bundle), and nothing else, because the
+ * Service sends admission requests only to Ready pods. The mirror's own dependencies (the watch,
+ * DynamoDB, leader election) are reported apart, so a DynamoDB blip never stops admission.
  * The body lists every check, so a failing probe says which part is broken.
  */
 import { createServer, type Server } from 'node:http';
-import { HEALTHZ_PATH, READYZ_PATH } from './constants.js';
-import { describeError } from './retry.js';
+import { describeError } from './api-errors.js';
+import { HEALTHZ_PATH, MIRROR_HEALTH_PATH, READYZ_PATH } from './constants.js';
 
 /** Resolves to undefined when healthy, or to a reason. */
 export type Check = () => Promise<string | undefined> | string | undefined;
@@ -14,6 +16,7 @@ export type Check = () => Promise<string | undefined> | string | undefined;
 export interface HealthChecks {
   readonly live: Record<string, Check>;
   readonly ready: Record<string, Check>;
+  readonly mirror: Record<string, Check>;
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -47,12 +50,12 @@ export async function startHealthServer(opts: {
 }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://health').pathname;
-    const set =
-      path === HEALTHZ_PATH
-        ? opts.checks.live
-        : path === READYZ_PATH
-          ? { ...opts.checks.live, ...opts.checks.ready }
-          : undefined;
+    const sets: Record<string, Record<string, Check>> = {
+      [HEALTHZ_PATH]: opts.checks.live,
+      [READYZ_PATH]: { ...opts.checks.live, ...opts.checks.ready },
+      [MIRROR_HEALTH_PATH]: opts.checks.mirror,
+    };
+    const set = Object.hasOwn(sets, path) ? sets[path] : undefined;
     if (!set) {
       res.writeHead(404).end();
       return;

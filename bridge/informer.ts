@@ -4,6 +4,8 @@
  * version has been compacted (410 Gone) it lists again and reports every key, so the level-triggered
  * mirror sees the current state of each object. It never gives up: failures back off with jitter.
  */
+
+import { describeError } from './api-errors.js';
 import {
   asCloudCluster,
   type CloudClusterApi,
@@ -11,7 +13,7 @@ import {
   isGone,
   type WatchEventType,
 } from './kube.js';
-import { type BackoffOptions, backoffDelay, describeError, sleep } from './retry.js';
+import { type BackoffOptions, backoffDelay, sleep } from './retry.js';
 
 export const keyOf = (o: CloudClusterObject): string => `${o.metadata.namespace}/${o.metadata.name}`;
 

@@ -4,13 +4,13 @@
  * a 409 to retry, never an overwrite. Errors are classified here and nowhere else.
  */
 import {
-  ApiException,
   CustomObjectsApi,
   type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
   Watch,
 } from '@kubernetes/client-node';
+import { asKubeApiError, KubeApiError } from './api-errors.js';
 import { GROUP, PLURAL, VERSION } from './constants.js';
 
 export interface ObjectMeta {
@@ -39,15 +39,7 @@ export interface ObjectList {
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-export class KubeApiError extends Error {
-  override readonly name = 'KubeApiError';
-  constructor(
-    message: string,
-    readonly code: number,
-  ) {
-    super(message);
-  }
-}
+export { KubeApiError };
 
 export const isConflict = (err: unknown): boolean => err instanceof KubeApiError && err.code === 409;
 export const isNotFound = (err: unknown): boolean => err instanceof KubeApiError && err.code === 404;
@@ -67,7 +59,11 @@ export function asCloudCluster(x: unknown): CloudClusterObject {
     typeof m['uid'] !== 'string' ||
     typeof m['resourceVersion'] !== 'string'
   ) {
-    throw new KubeApiError(`not a namespaced object: ${JSON.stringify(x).slice(0, 200)}`, 0);
+    throw new KubeApiError('decode', {
+      code: 0,
+      reason: 'Invalid',
+      message: `not a namespaced object: ${JSON.stringify(x).slice(0, 200)}`,
+    });
   }
   return x as unknown as CloudClusterObject;
 }
@@ -76,20 +72,7 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ApiException) {
-      const body: unknown = typeof err.body === 'string' ? safeJson(err.body) : err.body;
-      const msg = isObject(body) && typeof body['message'] === 'string' ? body['message'] : String(err.body);
-      throw new KubeApiError(`${what}: ${err.code}: ${msg}`, err.code);
-    }
-    throw err;
-  }
-}
-
-function safeJson(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return s;
+    throw asKubeApiError(what, err);
   }
 }
 
@@ -137,7 +120,9 @@ export class CloudClusterApi {
       (type: string, object: unknown) => onEvent(type as WatchEventType, object),
       (err: unknown) => {
         const code = isObject(err) && typeof err['statusCode'] === 'number' ? err['statusCode'] : undefined;
-        done(code !== undefined ? new KubeApiError(`watch: HTTP ${code}`, code) : err);
+        done(
+          code !== undefined ? new KubeApiError('watch', { code, reason: '', message: `HTTP ${code}` }) : err,
+        );
       },
     );
   }

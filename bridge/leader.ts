@@ -4,6 +4,11 @@
  * are replace calls conditional on the Lease's resourceVersion (409 means someone else won). A
  * leader that cannot renew before the lease expires stops leading (main.ts then exits, and the pod
  * restarts as a follower) rather than risk two writers.
+ *
+ * An election that can never succeed (the Lease namespace missing, RBAC forbidding leases) is not
+ * "just a follower": after {@link LeaderOptions.failureThreshold} failed attempts in a row,
+ * {@link LeaderElector.health} names the reason, and the mirror's health reports it. It keeps trying,
+ * so fixing the cause heals it. Losing a race for the Lease (409, or another holder) is not a failure.
  */
 import {
   ApiException,
@@ -12,7 +17,8 @@ import {
   type V1Lease,
   V1MicroTime,
 } from '@kubernetes/client-node';
-import { describeError, sleep } from './retry.js';
+import { describeError } from './api-errors.js';
+import { sleep } from './retry.js';
 
 export interface LeaderOptions {
   readonly kc: KubeConfig;
@@ -23,7 +29,11 @@ export interface LeaderOptions {
   readonly onStartedLeading: () => void;
   readonly onStoppedLeading: () => void;
   readonly log: (m: string) => void;
+  /** Failed attempts in a row before {@link LeaderElector.health} reports a reason; default 3. */
+  readonly failureThreshold?: number;
 }
+
+export const DEFAULT_FAILURE_THRESHOLD = 3;
 
 export class LeaderElector {
   private readonly api: CoordinationV1Api;
@@ -31,6 +41,8 @@ export class LeaderElector {
   private lastRenew = 0;
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
+  private failures = 0;
+  private lastError = '';
 
   constructor(private readonly opts: LeaderOptions) {
     this.api = opts.kc.makeApiClient(CoordinationV1Api);
@@ -38,6 +50,13 @@ export class LeaderElector {
 
   isLeader(): boolean {
     return this.leading;
+  }
+
+  /** Undefined while the election works (leading or not); a reason once it keeps failing. */
+  health(): string | undefined {
+    const threshold = this.opts.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD;
+    if (this.failures < threshold) return undefined;
+    return `cannot take Lease ${this.opts.namespace}/${this.opts.name} (${this.failures} failed attempts in a row): ${this.lastError}`;
   }
 
   start(): void {
@@ -56,8 +75,11 @@ export class LeaderElector {
       let ok = false;
       try {
         ok = await this.tryAcquireOrRenew();
+        this.failures = 0;
       } catch (err) {
-        this.opts.log(`lease ${this.opts.namespace}/${this.opts.name}: ${describeError(err)}`);
+        this.failures++;
+        this.lastError = describeError(err);
+        this.opts.log(`lease ${this.opts.namespace}/${this.opts.name}: ${this.lastError}`);
       }
       const now = Date.now();
       if (ok) this.lastRenew = now;

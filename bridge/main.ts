@@ -5,9 +5,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KubeConfig } from '@kubernetes/client-node';
+import { describeError } from './api-errors.js';
 import { jsonLog, policyEngineFor, startBridge } from './app.js';
 import { FlagError, parseFlags, usage } from './flags.js';
-import { describeError } from './retry.js';
 
 async function main(argv: readonly string[]): Promise<void> {
   if (argv.includes('--help')) {

@@ -20,10 +20,11 @@ import {
 } from '../lambdas/store/errors.js';
 import type { DesiredStateStore } from '../lambdas/store/types.js';
 import { FINALIZER } from './constants.js';
+import { type EventSink, NO_EVENTS } from './events.js';
 import type { GenerationMap } from './generations.js';
 import { type CloudClusterApi, type CloudClusterObject, isConflict, isNotFound } from './kube.js';
 import { type BackoffOptions, withRetry } from './retry.js';
-import { crStatusFor, statusPatch, writeBack } from './status-writeback.js';
+import { crStatusFor, patchStatusWithEvents, statusPatch, writeBack } from './status-writeback.js';
 
 export type MirrorResult =
   | 'absent'
@@ -46,6 +47,8 @@ export interface MirrorOptions {
   readonly conflictBackoff?: BackoffOptions;
   readonly beforeWrite?: BeforeWrite;
   readonly clock?: () => Date;
+  /** Condition transitions and refusals become Events on the CR; never awaited. */
+  readonly events?: EventSink;
 }
 
 const isMirrorConflict = (err: unknown): boolean => isConflict(err) || err instanceof ConflictError;
@@ -130,7 +133,7 @@ export class Mirror {
       crGeneration: obj.metadata.generation,
     });
     await this.before(key, 'status');
-    await writeBack(api, obj, applied.record.status, generations, key);
+    await writeBack(api, obj, applied.record.status, generations, key, this.events());
     return 'mirrored';
   }
 
@@ -147,7 +150,7 @@ export class Mirror {
     if (record && record.spec.deletionPolicy !== 'Retain') {
       // Still deleting: show the pipeline's progress; the resync brings this key back.
       await this.before(key, 'status');
-      await writeBack(api, obj, record.status, generations, key);
+      await writeBack(api, obj, record.status, generations, key, this.events());
       return 'deleting';
     }
     await this.before(key, 'finalizer');
@@ -161,6 +164,13 @@ export class Mirror {
 
   /** The webhook normally stops these; without it (or with failurePolicy Ignore) the CR says why. */
   private async refused(key: string, obj: CloudClusterObject, outcome: Outcome): Promise<MirrorResult> {
+    const reason = outcome.kind === 'Impossible' ? (outcome.ownership ?? 'ImpossibleChange') : outcome.kind;
+    this.events().record(obj, {
+      type: 'Warning',
+      reason,
+      action: 'Mirror',
+      note: 'message' in outcome ? outcome.message : reason,
+    });
     const g = obj.metadata.generation;
     // The CR's own conditions are the previous state, so lastTransitionTime only moves on a flip.
     const conditions = Array.isArray(obj.status?.['conditions'])
@@ -172,9 +182,13 @@ export class Mirror {
     const patch = next && statusPatch(obj.status, next);
     if (patch) {
       await this.before(key, 'status');
-      await this.opts.api.patchStatus(obj, patch);
+      await patchStatusWithEvents(this.opts.api, obj, patch, this.events());
     }
     return 'invalid';
+  }
+
+  private events(): EventSink {
+    return this.opts.events ?? NO_EVENTS;
   }
 
   private now(): Date {

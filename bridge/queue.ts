@@ -3,7 +3,8 @@
  * whose work failed comes back after an exponential, jittered delay. Keys are never dropped: the
  * mirror is level-triggered, so the next attempt reads the current state and does what is left.
  */
-import { type BackoffOptions, backoffDelay, describeError } from './retry.js';
+import { describeError } from './api-errors.js';
+import { type BackoffOptions, backoffDelay } from './retry.js';
 
 export interface QueueOptions {
   readonly work: (key: string) => Promise<void>;

@@ -2,6 +2,8 @@
  * Bounded retries with exponential backoff and full jitter: every retried call has a last attempt,
  * and concurrent retriers spread out instead of hammering the API server or DynamoDB in step.
  */
+import { describeError } from './api-errors.js';
+
 export interface BackoffOptions {
   /** Attempts in total, the first included. */
   readonly attempts: number;
@@ -67,9 +69,4 @@ export async function withRetry<T>(
     }
   }
   throw new RetriesExhaustedError(what, backoff.attempts, last);
-}
-
-export function describeError(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return typeof err === 'string' ? err : JSON.stringify(err);
 }

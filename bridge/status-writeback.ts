@@ -6,6 +6,7 @@
  */
 import type { Condition } from '../lambdas/core/conditions.js';
 import type { ClusterStatus } from '../lambdas/core/status.js';
+import { type BridgeEvent, type EventSink, NO_EVENTS } from './events.js';
 import type { GenerationMap } from './generations.js';
 import type { CloudClusterApi, CloudClusterObject } from './kube.js';
 
@@ -76,6 +77,45 @@ export function statusPatch(
   return Object.keys(patch).length > 0 ? patch : undefined;
 }
 
+type ConditionLike = { type: string; status: string; reason?: string; message?: string };
+
+function conditionsOf(x: unknown): ConditionLike[] {
+  if (!Array.isArray(x)) return [];
+  return x.filter(
+    (c): c is ConditionLike =>
+      typeof c === 'object' && c !== null && typeof c.type === 'string' && typeof c.status === 'string',
+  );
+}
+
+/** A condition that is bad news when it is not in its good state (Drifted is good when False). */
+const isBad = (c: ConditionLike) => (c.type === 'Drifted' ? c.status === 'True' : c.status === 'False');
+
+/** One event per condition whose status or reason changed between two `/status` values. */
+export function conditionTransitions(before: unknown, after: unknown): BridgeEvent[] {
+  const old = new Map(conditionsOf(before).map((c) => [c.type, c]));
+  return conditionsOf(after)
+    .filter((c) => old.get(c.type)?.status !== c.status || old.get(c.type)?.reason !== c.reason)
+    .map((c) => ({
+      type: isBad(c) ? 'Warning' : 'Normal',
+      reason: c.reason || c.type,
+      action: 'WriteStatus',
+      note: `${c.type} ${old.get(c.type)?.status ?? 'unset'} -> ${c.status}${c.message ? `: ${c.message}` : ''}`,
+    }));
+}
+
+/** Patches `/status` and records an event per condition transition the patch made. */
+export async function patchStatusWithEvents(
+  api: CloudClusterApi,
+  obj: CloudClusterObject,
+  patch: Record<string, unknown>,
+  events: EventSink,
+): Promise<CloudClusterObject> {
+  const written = await api.patchStatus(obj, patch);
+  for (const e of conditionTransitions(obj.status?.['conditions'], written.status?.['conditions']))
+    events.record(written, e);
+  return written;
+}
+
 export type WritebackResult = 'written' | 'unchanged' | 'no-status' | 'unknown-generation';
 
 /** One write-back attempt; a 409 surfaces to the caller, which re-reads and retries. */
@@ -85,11 +125,12 @@ export async function writeBack(
   status: ClusterStatus | undefined,
   generations: GenerationMap,
   key: string,
+  events: EventSink = NO_EVENTS,
 ): Promise<{ result: WritebackResult; object: CloudClusterObject }> {
   if (!status) return { result: 'no-status', object: obj };
   const next = crStatusFor(status, (g) => generations.crGeneration(key, obj.metadata.uid, g));
   if (!next) return { result: 'unknown-generation', object: obj };
   const patch = statusPatch(obj.status, next);
   if (!patch) return { result: 'unchanged', object: obj };
-  return { result: 'written', object: await api.patchStatus(obj, patch) };
+  return { result: 'written', object: await patchStatusWithEvents(api, obj, patch, events) };
 }

@@ -15,8 +15,8 @@ import {
   parseReview,
   reviewResponse,
 } from './admission.js';
+import { describeError } from './api-errors.js';
 import { CERT_FILE, KEY_FILE, WEBHOOK_PATH } from './constants.js';
-import { describeError } from './retry.js';
 
 const MAX_BODY = 3 * 1024 * 1024; // the API server's own request limit is 3 MiB
 

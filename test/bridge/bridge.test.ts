@@ -281,25 +281,31 @@ describe('outages', () => {
     await waitFor('watch alive again', async () => (bridge.informer.health().watching ? true : undefined));
   }, 120_000);
 
-  it('loses nothing when DynamoDB is briefly unavailable, and readiness says so meanwhile', async () => {
+  it('loses nothing when DynamoDB is briefly unavailable; the mirror health says so, /readyz stays 200', async () => {
     await dynamo.down();
     await createCr('during-outage', validSpec({ clusterName: 'during-outage' }));
-    const notReady = await waitFor('readyz 503', async () => {
-      const r = await fetch(`http://127.0.0.1:${bridge.healthPort}/readyz`);
+    const health = (path: string) => fetch(`http://127.0.0.1:${bridge.healthPort}${path}`);
+    const unhealthy = await waitFor('mirror health 503', async () => {
+      const r = await health('/readyz/mirror');
       return r.status === 503 ? r.text() : undefined;
     });
-    expect(notReady).toContain('[-] dynamodb');
+    expect(unhealthy).toContain('[-] dynamodb');
+    // The webhook needs no DynamoDB: the pod stays Ready, so admission keeps working.
+    const webhookReady = await health('/readyz');
+    expect(webhookReady.status).toBe(200);
+    expect(await webhookReady.text()).not.toContain('dynamodb');
     await waitFor('failed attempts queued', async () =>
       bridge.queue.failureCount(`${NS}/during-outage`) > 0 ? true : undefined,
     );
     await dynamo.up();
     await waitFor('record after outage', () => dynamo.store.get(`${NS}/during-outage`));
-    const ready = await waitFor('readyz 200', async () => {
-      const r = await fetch(`http://127.0.0.1:${bridge.healthPort}/readyz`);
+    const healthy = await waitFor('mirror health 200', async () => {
+      const r = await health('/readyz/mirror');
       return r.status === 200 ? r.text() : undefined;
     });
-    for (const check of ['webhook', 'watch', 'dynamodb', 'policy'])
-      expect(ready).toContain(`[+] ${check} ok`);
+    for (const check of ['watch', 'dynamodb', 'leader']) expect(healthy).toContain(`[+] ${check} ok`);
+    const ready = await (await health('/readyz')).text();
+    for (const check of ['webhook', 'policy']) expect(ready).toContain(`[+] ${check} ok`);
   }, 120_000);
 });
 
