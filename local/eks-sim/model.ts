@@ -86,6 +86,18 @@ export interface HealthIssue {
   readonly message: string;
 }
 
+/** A Kubernetes taint as EKS models it; key and effect identify it, as in Kubernetes. */
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+}
+
+/** `updateConfig`: exactly one of the two members is set. */
+export type UpdateConfig =
+  | { readonly maxUnavailable: number }
+  | { readonly maxUnavailablePercentage: number };
+
 export interface NodegroupRec {
   readonly name: string;
   readonly arn: string;
@@ -102,6 +114,8 @@ export interface NodegroupRec {
   readonly amiType: string;
   readonly diskSize: number;
   labels: Record<string, string>;
+  taints: Taint[];
+  updateConfig: UpdateConfig;
   tags: Record<string, string>;
   readonly createdAt: number;
   modifiedAt: number;

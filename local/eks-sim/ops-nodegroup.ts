@@ -1,5 +1,19 @@
-/** Managed node group operations: create, describe, list, delete, config (scaling, labels) and version updates. */
-import { type NodegroupRec, SimError } from './model.js';
+/** Managed node group operations: create, describe, list, delete, config (scaling, labels, taints, updateConfig) and version updates. */
+import { type NodegroupRec, SimError, type Taint, type UpdateConfig } from './model.js';
+import {
+  amiTypeFrom,
+  applyTaints,
+  capacityTypeFrom,
+  checkTaintCount,
+  DEFAULT_UPDATE_CONFIG,
+  diskSizeFrom,
+  labelChanges,
+  labelsFrom,
+  sameUpdateConfig,
+  taintChanges,
+  taintsFrom,
+  updateConfigFrom,
+} from './nodegroup-config.js';
 import {
   fingerprint,
   type Handler,
@@ -31,8 +45,7 @@ import {
 } from './rules.js';
 import { nodegroupJson, updateJson } from './wire.js';
 
-const CAPACITY_TYPES = ['ON_DEMAND', 'SPOT', 'CAPACITY_BLOCK'];
-/** Defaults from the model docs: 1/2/2 scaling, t3.medium, 20 GiB. */
+/** Defaults from the model docs: 1/2/2 scaling, t3.medium. */
 const DEFAULT_SCALING: Scaling = { minSize: 1, maxSize: 2, desiredSize: 2 };
 
 /** The simulator's AMI release naming: one release per Kubernetes minor. */
@@ -44,12 +57,8 @@ function scalingFrom(v: unknown, base: Scaling): Scaling {
   return { ...base, ...(v as Partial<Scaling>) };
 }
 
-export const createNodegroup: Handler = (r) => {
-  const { state, body: b } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
-  const name = requireString(b, 'nodegroupName');
-  checkName('nodegroup', name);
-  const extra = { clusterName: c.name, nodegroupName: name };
+/** CreateNodegroup's members that become the record, validated in the order EKS reports them. */
+function createSpec(b: Readonly<Record<string, unknown>>, extra: SimError['extra']) {
   const subnets = checkSubnets(b.subnets, 1);
   const nodeRole = requireString(b, 'nodeRole');
   checkRoleArn(nodeRole);
@@ -60,11 +69,34 @@ export const createNodegroup: Handler = (r) => {
   if (instanceTypes.length < 1 || instanceTypes.length > 20) {
     throw invalidParameter('instanceTypes must list 1 to 20 instance types', extra); // [sim]
   }
-  const capacityType = optionalString(b, 'capacityType') ?? 'ON_DEMAND';
-  if (!CAPACITY_TYPES.includes(capacityType))
-    throw invalidParameter(`Invalid capacityType: ${capacityType}`, extra); // [sim]
+  const amiType = amiTypeFrom(b, extra);
   const tags = stringMap(b.tags, 'tags');
   checkTags(tags);
+  return {
+    subnets,
+    nodeRole,
+    scaling,
+    instanceTypes,
+    capacityType: capacityTypeFrom(b, extra),
+    amiType,
+    diskSize: diskSizeFrom(b.diskSize, amiType, extra),
+    labels: labelsFrom(b.labels, 'labels', extra),
+    taints: taintsFrom(b.taints, 'taints', extra),
+    updateConfig:
+      b.updateConfig === undefined
+        ? DEFAULT_UPDATE_CONFIG
+        : updateConfigFrom(b.updateConfig, scaling.maxSize, extra),
+    tags,
+  };
+}
+
+export const createNodegroup: Handler = (r) => {
+  const { state, body: b } = r;
+  const c = state.cluster(r.region, param(r, 'name'));
+  const name = requireString(b, 'nodegroupName');
+  checkName('nodegroup', name);
+  const extra = { clusterName: c.name, nodegroupName: name };
+  const spec = createSpec(b, extra);
   const version = optionalString(b, 'version');
   return state.idempotent(tokenKey(r, 'CreateNodegroup', `${c.name}/${name}`), fingerprint(r), () => {
     if (c.nodegroups.has(name)) {
@@ -89,15 +121,7 @@ export const createNodegroup: Handler = (r) => {
       releaseVersion: releaseFor(c.version),
       status: 'CREATING',
       transition: { at: state.after(state.config.durations.nodegroupCreate), to: 'ACTIVE' },
-      capacityType,
-      instanceTypes,
-      scaling,
-      subnets,
-      nodeRole,
-      amiType: optionalString(b, 'amiType') ?? 'AL2023_x86_64_STANDARD',
-      diskSize: typeof b.diskSize === 'number' ? b.diskSize : 20,
-      labels: stringMap(b.labels, 'labels'),
-      tags,
+      ...spec,
       createdAt: now,
       modifiedAt: now,
       healthIssues: [],
@@ -129,14 +153,37 @@ export const deleteNodegroup: Handler = (r) => {
   return { nodegroup: nodegroupJson(ng) };
 };
 
-function labelChanges(v: unknown): { add: Record<string, string>; remove: string[] } {
-  if (v === undefined || v === null) return { add: {}, remove: [] };
-  const o = v as Record<string, unknown>;
-  return {
-    add: stringMap(o.addOrUpdateLabels, 'addOrUpdateLabels'),
-    remove: stringList(o.removeLabels, 'removeLabels'),
-  };
+/** The update params EKS reports for a config update: only the members the request carried. */
+function configParams(
+  given: Partial<Scaling>,
+  scaling: Scaling,
+  labels: { add: Record<string, string>; remove: string[] },
+  taints: { add: Taint[]; remove: Taint[] },
+  updateConfig: UpdateConfig | undefined,
+): { type: string; value: string }[] {
+  const p: { type: string; value: string }[] = [];
+  for (const [k, type] of [
+    ['minSize', 'MinSize'],
+    ['maxSize', 'MaxSize'],
+    ['desiredSize', 'DesiredSize'],
+  ] as const) {
+    if (given[k] !== undefined) p.push({ type, value: String(scaling[k]) });
+  }
+  // [sim] the values' format is not documented: JSON of what was asked.
+  if (Object.keys(labels.add).length > 0) p.push({ type: 'LabelsToAdd', value: JSON.stringify(labels.add) });
+  if (labels.remove.length > 0) p.push({ type: 'LabelsToRemove', value: JSON.stringify(labels.remove) });
+  if (taints.add.length > 0) p.push({ type: 'TaintsToAdd', value: JSON.stringify(taints.add) });
+  if (taints.remove.length > 0) p.push({ type: 'TaintsToRemove', value: JSON.stringify(taints.remove) });
+  if (updateConfig && 'maxUnavailable' in updateConfig) {
+    p.push({ type: 'MaxUnavailable', value: String(updateConfig.maxUnavailable) });
+  }
+  if (updateConfig && 'maxUnavailablePercentage' in updateConfig) {
+    p.push({ type: 'MaxUnavailablePercentage', value: String(updateConfig.maxUnavailablePercentage) });
+  }
+  return p;
 }
+
+const CONFIG_MEMBERS = ['scalingConfig', 'labels', 'taints', 'updateConfig'];
 
 export const updateNodegroupConfig: Handler = (r) => {
   const { state, body: b } = r;
@@ -144,10 +191,10 @@ export const updateNodegroupConfig: Handler = (r) => {
   const ng = state.nodegroup(c, param(r, 'nodegroupName'));
   const extra = { clusterName: c.name, nodegroupName: ng.name };
   checkNoImmutableFields(b, c.name, ng.name);
-  for (const k of ['taints', 'updateConfig', 'nodeRepairConfig', 'warmPoolConfig']) {
+  for (const k of ['nodeRepairConfig', 'warmPoolConfig']) {
     if (k in b) throw invalidParameter(`The simulator does not implement ${k} updates`, extra); // [sim]
   }
-  if (!('scalingConfig' in b) && !('labels' in b)) {
+  if (!CONFIG_MEMBERS.some((k) => k in b)) {
     throw invalidParameter('The type for nodegroup update was not provided.', extra); // [sim] modelled on the cluster message
   }
   return state.idempotent(
@@ -158,30 +205,31 @@ export const updateNodegroupConfig: Handler = (r) => {
       checkNodegroupActive(c, ng);
       const scaling = scalingFrom(b.scalingConfig, ng.scaling);
       checkScaling(scaling, true, extra);
-      const labels = labelChanges(b.labels);
+      const labels = labelChanges(b.labels, extra);
       const nextLabels = { ...ng.labels, ...labels.add };
       for (const k of labels.remove) delete nextLabels[k];
-      const sameScaling = (['minSize', 'maxSize', 'desiredSize'] as const).every(
-        (k) => scaling[k] === ng.scaling[k],
-      );
-      if (sameScaling && JSON.stringify(nextLabels) === JSON.stringify(ng.labels)) {
+      const taints = taintChanges(b.taints, extra);
+      const nextTaints = applyTaints(ng.taints, taints);
+      checkTaintCount(nextTaints, extra);
+      const updateConfig =
+        b.updateConfig === undefined ? undefined : updateConfigFrom(b.updateConfig, scaling.maxSize, extra);
+      const nextUpdateConfig = updateConfig ?? ng.updateConfig;
+      const unchanged =
+        (['minSize', 'maxSize', 'desiredSize'] as const).every((k) => scaling[k] === ng.scaling[k]) &&
+        JSON.stringify(nextLabels) === JSON.stringify(ng.labels) &&
+        JSON.stringify(nextTaints) === JSON.stringify(ng.taints) &&
+        sameUpdateConfig(nextUpdateConfig, ng.updateConfig);
+      if (unchanged) {
         // [sim] modelled on "No changes needed for the logging config provided".
         throw invalidParameter('No changes needed for the nodegroup configuration provided', extra);
       }
-      const given = (b.scalingConfig ?? {}) as Partial<Scaling>;
-      const params = [
-        ...(given.minSize !== undefined ? [{ type: 'MinSize', value: String(scaling.minSize) }] : []),
-        ...(given.maxSize !== undefined ? [{ type: 'MaxSize', value: String(scaling.maxSize) }] : []),
-        ...(given.desiredSize !== undefined
-          ? [{ type: 'DesiredSize', value: String(scaling.desiredSize) }]
-          : []),
-        ...(Object.keys(labels.add).length > 0
-          ? [{ type: 'LabelsToAdd', value: JSON.stringify(labels.add) }]
-          : []),
-        ...(labels.remove.length > 0
-          ? [{ type: 'LabelsToRemove', value: JSON.stringify(labels.remove) }]
-          : []),
-      ];
+      const params = configParams(
+        (b.scalingConfig ?? {}) as Partial<Scaling>,
+        scaling,
+        labels,
+        taints,
+        updateConfig,
+      );
       const u = state.startUpdate(
         c,
         {
@@ -191,6 +239,8 @@ export const updateNodegroupConfig: Handler = (r) => {
           effect: () => {
             ng.scaling = scaling;
             ng.labels = nextLabels;
+            ng.taints = nextTaints;
+            ng.updateConfig = nextUpdateConfig;
           },
         },
         state.config.durations.nodegroupConfigUpdate,

@@ -12,6 +12,8 @@ const VERSION = /^(\d+)\.(\d+)$/;
 export const MAX_TAGS = 50;
 export const MAX_NODEGROUPS_PER_CLUSTER = 30;
 export const MAX_CLUSTERS_PER_REGION = 100;
+/** Service quota "Nodes per managed node group" (L-BD136A63): 450 by default. */
+export const MAX_NODES_PER_NODEGROUP = 450;
 
 export const invalidParameter = (message: string, extra?: SimError['extra']) =>
   new SimError(400, 'InvalidParameterException', message, extra);
@@ -136,7 +138,7 @@ function isCount(n: unknown): n is number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0;
 }
 
-/** Scaling bounds: minSize >= 0, maxSize >= 1, min <= desired <= max. */
+/** Scaling bounds: minSize >= 0, maxSize >= 1, min <= desired <= max, max within the nodes-per-group quota. */
 export function checkScaling(s: Scaling, onUpdate: boolean, extra: SimError['extra']): void {
   if (!isCount(s.minSize) || !isCount(s.desiredSize) || !isCount(s.maxSize) || s.maxSize < 1) {
     throw invalidParameter('scalingConfig is not valid: minSize >= 0, desiredSize >= 0, maxSize >= 1', extra); // [sim]
@@ -151,6 +153,13 @@ export function checkScaling(s: Scaling, onUpdate: boolean, extra: SimError['ext
     );
   }
   if (s.desiredSize > s.maxSize) throw invalidParameter("desiredSize can't be greater than maxSize", extra); // [real]
+  if (s.maxSize > MAX_NODES_PER_NODEGROUP) {
+    // [sim] text and error code; the limit is the service quota's.
+    throw invalidParameter(
+      `maxSize ${s.maxSize} exceeds the limit of ${MAX_NODES_PER_NODEGROUP} nodes per managed node group`,
+      extra,
+    );
+  }
 }
 
 export function checkSubnets(subnets: unknown, min: number): string[] {

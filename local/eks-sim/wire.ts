@@ -58,10 +58,12 @@ export function nodegroupJson(ng: NodegroupRec): Record<string, unknown> {
     amiType: ng.amiType,
     nodeRole: ng.nodeRole,
     labels: ng.labels,
+    // EKS omits empty lists from answers.
+    ...(ng.taints.length > 0 ? { taints: ng.taints.map((t) => ({ ...t })) } : {}),
     resources: ng.status === 'CREATING' ? {} : { autoScalingGroups: [{ name: ng.asgName }] },
     diskSize: ng.diskSize,
     health: { issues: ng.healthIssues.map((i) => ({ ...i, resourceIds: [ng.asgName] })) },
-    updateConfig: { maxUnavailable: 1 },
+    updateConfig: { ...ng.updateConfig },
     tags: ng.tags,
   };
 }
