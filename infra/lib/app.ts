@@ -3,17 +3,16 @@
  * into a temporary folder (never into the source tree), settings come from context, and the
  * AwsSolutions checks run on every synth.
  */
-import { copyFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { App, type AppProps, Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { BUNDLE_FILE, ensurePolicyBundle } from '../../policies/build.js';
 import type { CloudOrchProps } from './cloudorch.js';
 import { CloudOrchStack } from './cloudorch-stack.js';
+import { PolicyBundleSource } from './policy-bundle-source.js';
+
+export { preparePolicyAsset } from './policy-bundle-source.js';
 
 /** Context keys (cdk.json or `-c key=value`). */
 export const CONTEXT = {
@@ -29,18 +28,6 @@ export const CONTEXT = {
   bridgeOidcProviderArn: 'cloudorch:bridgeOidcProviderArn',
   bridgeOidcIssuer: 'cloudorch:bridgeOidcIssuer',
 } as const;
-
-/**
- * Builds the policy bundle (only when its sources changed) and returns a folder holding only it,
- * named after the revision so the asset hash follows the policies.
- */
-export async function preparePolicyAsset(root: string = join(tmpdir(), 'cloudorch-policy')): Promise<string> {
-  const built = await ensurePolicyBundle({ outDir: join(root, 'build') });
-  const dir = join(root, `asset-${built.revision}`);
-  await mkdir(dir, { recursive: true });
-  await copyFile(built.bundlePath, join(dir, BUNDLE_FILE));
-  return dir;
-}
 
 /** A list from context: a JSON array or a comma-separated string. */
 function list(v: unknown): string[] | undefined {
@@ -60,7 +47,7 @@ function positive(v: unknown, key: string): number | undefined {
 }
 
 /** CloudOrch props from context; anything absent keeps the construct's documented default. */
-export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policyBundleAssetDir'> {
+export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policyBundle'> {
   const ctx = (k: string): unknown => scope.node.tryGetContext(k);
   const subnetIds = list(ctx(CONTEXT.subnetIds));
   const securityGroupIds = list(ctx(CONTEXT.securityGroupIds));
@@ -96,14 +83,14 @@ export async function createApp(appProps: AppProps = {}): Promise<CreatedApp> {
   const app = new App(appProps);
   // One template for every partition: ARNs keep `${AWS::Partition}` even when the region is known.
   app.node.setContext(cxapi.ENABLE_PARTITION_LITERALS, false);
-  const policyBundleAssetDir = await preparePolicyAsset();
+  const policyBundle = await PolicyBundleSource.build();
   const stackName = (app.node.tryGetContext(CONTEXT.stackName) as string | undefined) ?? 'CloudOrch';
   const account = process.env.CDK_DEFAULT_ACCOUNT;
   const region = process.env.CDK_DEFAULT_REGION;
   const stack = new CloudOrchStack(app, stackName, {
     ...(account && region ? { env: { account, region } } : {}),
     description: 'CloudOrch: keeps EKS clusters converged on declared desired state',
-    policyBundleAssetDir,
+    policyBundle,
     ...propsFromContext(app),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -20,11 +20,11 @@ export interface BridgeIrsa {
 }
 
 export interface BridgeRoleProps {
-  /** @default 'cloudorch-system' */
+  /** Kubernetes namespace of the bridge's service account. @default 'cloudorch-system' */
   readonly namespace?: string;
-  /** @default 'cloudorch-bridge' */
+  /** Name of the bridge's service account. @default 'cloudorch-bridge' */
   readonly serviceAccount?: string;
-  /** @default no IRSA trust (Pod Identity only) */
+  /** The cluster's OIDC provider, to trust the service account through IRSA too. @default no IRSA trust (Pod Identity only) */
   readonly irsa?: BridgeIrsa;
 }
 

@@ -2,8 +2,15 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { CloudOrch, type CloudOrchProps } from './cloudorch.js';
+import { VERSION_TAG } from './version.js';
 
 export interface CloudOrchStackProps extends StackProps, CloudOrchProps {}
+
+/** Output descriptions name the environment variable the CLI reads each value from. */
+export const OUTPUT_ENV = {
+  TableName: 'CLOUDORCH_TABLE_NAME',
+  StateMachineArn: 'CLOUDORCH_STATE_MACHINE_ARN',
+} as const;
 
 export class CloudOrchStack extends Stack {
   readonly cloudorch: CloudOrch;
@@ -14,8 +21,13 @@ export class CloudOrchStack extends Stack {
     const c = this.cloudorch;
     const out = (id: string, value: string, description: string) =>
       new CfnOutput(this, id, { value, description });
-    out('TableName', c.table.tableName, 'Desired-state table (CLOUDORCH_TABLE_NAME for the CLI)');
-    out('StateMachineArn', c.stateMachine.stateMachineArn, 'Reconcile state machine');
+    out('TableName', c.table.tableName, `Desired-state table (${OUTPUT_ENV.TableName} for the CLI)`);
+    out(
+      'StateMachineArn',
+      c.stateMachine.stateMachineArn,
+      `Reconcile state machine (${OUTPUT_ENV.StateMachineArn} for the CLI)`,
+    );
+    out('Version', c.version, `CloudOrch version deployed (also the table's ${VERSION_TAG} tag)`);
     out('BridgeRoleArn', c.bridgeRole.roleArn, 'Role for the in-cluster bridge (Pod Identity or IRSA)');
     out('DashboardUrl', c.observability.dashboardUrl, 'CloudWatch drift dashboard');
     out('PolicyBundleUrl', c.policyBundle.s3Url, 'Policy bundle object the engine reloads');

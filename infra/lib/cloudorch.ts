@@ -3,7 +3,7 @@
  * trigger, the Reconcile state machine, the triggers, the policy bundle, the bridge role and the
  * dashboard with alarms. Resources are public fields; access for others goes through `grant*`.
  */
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -26,49 +26,110 @@ import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
 import { resourceFinding } from './nag.js';
 import { Observability } from './observability.js';
 import { PolicyBundle } from './policy-bundle.js';
+import type { PolicyBundleSource } from './policy-bundle-source.js';
 import { ReconcileStateMachine } from './state-machine.js';
 import { DesiredStateTable } from './table.js';
 import { Triggers } from './triggers.js';
+import { packageVersion, VERSION_TAG } from './version.js';
 
+/**
+ * Settings of one CloudOrch deployment. Only `policyBundle` is required; every other prop has the
+ * default shown, which is what CloudOrch's own app deploys when its context leaves it unset.
+ */
 export interface CloudOrchProps {
-  /** Folder holding the built policy bundle (`bundle.tar.gz`); see `preparePolicyAsset`. */
-  readonly policyBundleAssetDir: string;
-  /** Role new clusters run as when the spec names none. @default a new role (see EksRoles) */
+  /**
+   * The policy bundle deployed into the bundle bucket: `await PolicyBundleSource.build()` compiles
+   * this package's `policies/` with opa at synth time; `PolicyBundleSource.fromFile(path)` takes a
+   * prebuilt `bundle.tar.gz` (no opa needed). Required: there is no synchronous default.
+   */
+  readonly policyBundle: PolicyBundleSource;
+  /**
+   * Role new clusters run as when their spec names none.
+   * @default a new role with AmazonEKSClusterPolicy
+   */
   readonly clusterRole?: iam.IRole;
-  /** Role new node groups run as when the spec names none. @default a new role (see EksRoles) */
+  /**
+   * Role new node groups run as when their spec names none.
+   * @default a new role with the EKS worker, CNI and ECR read-only policies
+   */
   readonly nodeRole?: iam.IRole;
-  /** Subnets for new clusters when the spec has no `network`. @default none: specs must name theirs */
+  /**
+   * Subnet ids new clusters use when their spec has no `network` (at least two, in two zones).
+   * @default none: every spec must name its subnets
+   */
   readonly subnetIds?: readonly string[];
-  /** Security groups for new clusters when the spec has none. @default none (EKS creates one) */
+  /**
+   * Security group ids new clusters get when their spec names none.
+   * @default none: EKS creates the cluster security group
+   */
   readonly securityGroupIds?: readonly string[];
-  /** How often the sweep runs. @default Duration.minutes(5) */
+  /**
+   * Time between two sweeps (one EventBridge Scheduler rate per segment).
+   * @default Duration.minutes(5)
+   */
   readonly sweepRate?: Duration;
-  /** Parallel sweep segments (one schedule and one Lambda run each). @default 1 */
+  /**
+   * Number of sweep segments, each with its own schedule; they share one sweep function and run one
+   * at a time.
+   * @default 1
+   */
   readonly sweepSegments?: number;
-  /** Clusters observed at once by one sweep run. @default 8 */
+  /**
+   * Number of clusters one sweep run observes at once.
+   * @default 8
+   */
   readonly sweepConcurrency?: number;
   /**
    * EKS HTTP attempts (retries included) per second per region that each function instance calling
-   * EKS may make; a client-side limit per Lambda instance, not a global one. @default 5
+   * EKS may make; a client-side limit per Lambda instance, not a global one.
+   * @default 5
    */
   readonly eksCallsPerSecond?: number;
-  /** How often the policy engine checks the bucket for a new bundle. @default 60 */
+  /**
+   * Seconds between two checks of the bucket for a new bundle by the policy engine.
+   * @default 60
+   */
   readonly policyReloadSeconds?: number;
-  /** Address subscribed to the alarm topic. @default no subscription */
+  /**
+   * E-mail address subscribed to the alarm topic (AWS sends a confirmation first).
+   * @default no subscription
+   */
   readonly alarmEmail?: string;
-  /** Drift not corrected within this raises an alarm. @default Duration.minutes(30) */
+  /**
+   * Time within which drift must be corrected; older open drift raises `DriftNotCorrected`.
+   * @default Duration.minutes(30)
+   */
   readonly driftCorrectionWindow?: Duration;
-  /** Failed executions within 15 minutes that raise an alarm. @default 3 */
+  /**
+   * Number of failed executions within 15 minutes that raises the failed-executions alarm.
+   * @default 3
+   */
   readonly failedExecutionsThreshold?: number;
-  /** Bridge service account and IRSA trust. @default cloudorch-system/cloudorch-bridge, Pod Identity only */
+  /**
+   * Service account the bridge role trusts, and IRSA trust for it.
+   * @default cloudorch-system/cloudorch-bridge, trusted through EKS Pod Identity only
+   */
   readonly bridge?: BridgeRoleProps;
-  /** Powertools log level. @default 'INFO' */
+  /**
+   * Powertools log level of every function.
+   * @default 'INFO'
+   */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-  /** @default logs.RetentionDays.ONE_MONTH */
+  /**
+   * Retention of every function's and the state machine's log group.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
   readonly logRetention?: logs.RetentionDays;
-  /** Poll interval and loop cap of the state machine. @default DEFAULT_DEFINITION_OPTIONS */
+  /**
+   * The Reconcile state machine's pacing: `pollSeconds` (seconds between re-observations while EKS
+   * works), `maxLoops` (loops per execution) and `maxLeaseWaits` (waits for another execution's lease).
+   * @default DEFAULT_DEFINITION_OPTIONS: 30 seconds, 120 loops, 10 waits
+   */
   readonly definitionOptions?: DefinitionOptions;
-  /** @default RemovalPolicy.RETAIN */
+  /**
+   * What happens to the desired-state table when the stack is deleted.
+   * @default RemovalPolicy.RETAIN (deletion protection is on as well)
+   */
   readonly tableRemovalPolicy?: RemovalPolicy;
 }
 
@@ -82,6 +143,8 @@ export class CloudOrch extends Construct {
   readonly bridgeRole: iam.Role;
   readonly clusterRole: iam.IRole;
   readonly nodeRole: iam.IRole;
+  /** The CloudOrch package version this construct deploys (the `cloudorch.io/version` table tag). */
+  readonly version: string = packageVersion();
   private readonly tableConstruct: DesiredStateTable;
 
   constructor(scope: Construct, id: string, props: CloudOrchProps) {
@@ -91,13 +154,15 @@ export class CloudOrch extends Construct {
       ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
     });
     this.table = this.tableConstruct.table;
+    // `cloudorch version` reads the deployed version from this tag (ListTagsOfResource).
+    Tags.of(this.table).add(VERSION_TAG, this.version);
     const roles = new EksRoles(this, 'EksRoles', {
       ...(props.clusterRole ? { clusterRole: props.clusterRole } : {}),
       ...(props.nodeRole ? { nodeRole: props.nodeRole } : {}),
     });
     this.clusterRole = roles.clusterRole;
     this.nodeRole = roles.nodeRole;
-    this.policyBundle = new PolicyBundle(this, 'PolicyBundle', { assetDir: props.policyBundleAssetDir });
+    this.policyBundle = new PolicyBundle(this, 'PolicyBundle', { assetDir: props.policyBundle.assetDir });
 
     const fns = new ReconcilerFunctions(this, 'Functions', {
       environment: this.sharedEnvironment(props),

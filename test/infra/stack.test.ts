@@ -1,11 +1,15 @@
 /** Template assertions for every resource and setting of the stack, and the cdk-nag outcome. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import aslValidator from 'asl-validator';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT } from '../../infra/lib/app.js';
+import { PROJECT_ROOT } from '../../infra/lib/functions.js';
 import { STREAM_FILTER, sweepEventAge } from '../../infra/lib/triggers.js';
+import { ENV } from '../../lambdas/config.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { METRIC } from '../../lambdas/handlers/telemetry.js';
 import {
@@ -16,6 +20,11 @@ import {
   substitute,
 } from '../../lambdas/statemachine/definition.js';
 import { logicalId, resource, type Synthesized, synthesize, TEST_CONTEXT } from './support.js';
+
+/** Read here, not through the stack's own reader, so a wrong reader fails the test. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 let s: Synthesized;
 const fnId = (k: FunctionKey) => logicalId(s, s.stack.cloudorch.functions[k]);
@@ -298,8 +307,25 @@ describe('bridge role', () => {
 describe('outputs', () => {
   it('names what a user needs', () => {
     const outputs = Object.keys(s.template.findOutputs('*'));
-    for (const o of ['TableName', 'StateMachineArn', 'BridgeRoleArn', 'DashboardUrl'])
+    for (const o of ['TableName', 'StateMachineArn', 'BridgeRoleArn', 'DashboardUrl', 'PolicyBundleUrl'])
       expect(outputs).toContain(o);
+  });
+
+  it('describes the table and the state machine by the variables the CLI reads them from', () => {
+    const outputs = s.template.findOutputs('*');
+    expect(outputs['TableName']).toMatchObject({ Value: { Ref: logicalId(s, s.stack.cloudorch.table) } });
+    expect(outputs['TableName']?.['Description']).toContain(ENV.table);
+    expect(outputs['StateMachineArn']).toMatchObject({
+      Value: { Ref: logicalId(s, s.stack.cloudorch.stateMachine) },
+    });
+    expect(outputs['StateMachineArn']?.['Description']).toContain(ENV.stateMachine);
+  });
+
+  it('outputs the package version and tags the table with it, where `cloudorch version` reads it', () => {
+    expect(s.template.findOutputs('Version')['Version']?.['Value']).toBe(PACKAGE_VERSION);
+    s.template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ Tags: [{ Key: 'cloudorch.io/version', Value: PACKAGE_VERSION }] })],
+    });
   });
 });
 

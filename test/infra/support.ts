@@ -1,11 +1,17 @@
 /** One in-process synthesis per test file, with every optional feature switched on. */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CONTEXT, createApp } from '../../infra/lib/app.js';
 import type { CloudOrchStack } from '../../infra/lib/cloudorch-stack.js';
+import { PROJECT_ROOT } from '../../infra/lib/functions.js';
+
+/** The context of a cdk.json (this repository's by default): settings and feature flags. */
+export function cdkJsonContext(file: string = join(PROJECT_ROOT, 'cdk.json')): Record<string, unknown> {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { context: Record<string, unknown> }).context;
+}
 
 export const TEST_CONTEXT = {
   [CONTEXT.subnetIds]: 'subnet-0aaa,subnet-0bbb',
@@ -39,9 +45,10 @@ export interface Synthesized {
   readonly json: { Resources: Record<string, CfnResource> };
 }
 
+/** Synthesizes the app as `cdk synth` does: cdk.json's context (its feature flags too), then `context`. */
 export async function synthesize(context: Record<string, unknown> = TEST_CONTEXT): Promise<Synthesized> {
   const outdir = mkdtempSync(join(tmpdir(), 'cloudorch-synth-'));
-  const { app, stack } = await createApp({ outdir, context });
+  const { app, stack } = await createApp({ outdir, context: { ...cdkJsonContext(), ...context } });
   // Throws ValidationFailed when cdk-nag reports an unacknowledged finding.
   app.synth();
   const template = Template.fromStack(stack);
