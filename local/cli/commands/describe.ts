@@ -6,7 +6,9 @@ import { DEFAULT_CONFIG } from '../../../lambdas/handlers/deps.js';
 import { leaseView } from '../../../lambdas/store/lease.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
-import type { Cli } from '../cli.js';
+import type { Cli, Global } from '../cli.js';
+import { executionLines } from '../execution-failure.js';
+import { chooseExecution, executionSource, readExecution, type SourceOrWhy } from '../executions.js';
 import type { Output } from '../format.js';
 import { age, paint } from '../format.js';
 import type { Target } from '../target.js';
@@ -118,7 +120,42 @@ function describeLastRun(o: Output, s: Status): void {
   }
 }
 
-export async function describeCommand(t: Target, o: Output, name: string): Promise<number> {
+/**
+ * Failed or stuck: Ready not True, a lease no longer live (its holder outlived it), or a failure
+ * written by the newest execution the history names.
+ */
+export function needsExecution(r: ClusterRecord, now: Date): boolean {
+  const ready = r.status?.conditions.find((c) => c.type === 'Ready');
+  if (ready && ready.status !== 'True') return true;
+  if (r.lease && leaseView(r.lease, now, DEFAULT_CONFIG.leaseTtlMs) !== 'live') return true;
+  const last = r.history?.at(-1)?.executionId;
+  return last !== undefined && (r.history ?? []).some((h) => h.executionId === last && h.kind === 'error');
+}
+
+/** The execution to look at for a failed or stuck cluster, or why it cannot be read. */
+async function describeExecution(o: Output, r: ClusterRecord, open: () => Promise<SourceOrWhy>) {
+  o.out('Last execution:');
+  const src = await open();
+  if ('unavailable' in src) return o.out(`  cannot be read: ${src.unavailable}`);
+  try {
+    const choice = await chooseExecution(src, r);
+    if ('why' in choice) return o.out(`  cannot be read: ${choice.why}`);
+    for (const line of executionLines(await readExecution(src.client, choice.arn, choice.via))) o.out(line);
+  } catch (err) {
+    o.out(
+      `  cannot be read: ListExecutions failed (${err instanceof Error ? `${err.name}: ${err.message}` : String(err)})`,
+    );
+  } finally {
+    src.close();
+  }
+}
+
+export async function describeCommand(
+  t: Target,
+  o: Output,
+  name: string,
+  executions: () => Promise<SourceOrWhy> = () => executionSource(t.kind, {}),
+): Promise<number> {
   const { records, invalid } = await listItems(t.store);
   const r = records.find((x) => x.id === name || x.id.endsWith(`/${name}`));
   const broken = invalid.find((x) => x.id === name || x.id.endsWith(`/${name}`));
@@ -135,6 +172,7 @@ export async function describeCommand(t: Target, o: Output, name: string): Promi
   const now = new Date();
   await describeHeader(t, o, r, now);
   describeConditions(o, r.status, now);
+  if (needsExecution(r, now)) await describeExecution(o, r, executions);
   describeLastRun(o, r.status);
   o.out('History (newest last):');
   for (const h of (r.history ?? []).slice(-15))
@@ -148,5 +186,7 @@ export function registerDescribe({ program, o, withTarget }: Cli): void {
   program
     .command('describe <name>')
     .description('conditions with reasons and hints, observed state, last plan, policy decision, history')
-    .action((name: string) => withTarget((t) => describeCommand(t, o(), name)));
+    .action((name: string) =>
+      withTarget((t) => describeCommand(t, o(), name, () => executionSource(t.kind, program.opts<Global>()))),
+    );
 }
