@@ -1,0 +1,185 @@
+/**
+ * Shell completion through the real binary: the bash script loads in bash and completes commands,
+ * subcommands, options, and CloudCluster and target names from a running `cloudorch dev` (a child
+ * process); the zsh script is checked by `zsh -n` when zsh is installed, and by its structure always.
+ */
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Help } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completionTree } from '../../local/cli/commands/completion.js';
+import { buildProgram } from '../../local/cli/main.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const CLI = join(ROOT, 'bin/cloudorch.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'cloudorch-completion-'));
+const statePath = join(dir, 'dev.json');
+// `cloudorch` on PATH, as an installed CLI is: the completion runs the word the user typed.
+const bin = join(dir, 'bin');
+mkdirSync(bin);
+writeFileSync(join(bin, 'cloudorch'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+chmodSync(join(bin, 'cloudorch'), 0o755);
+const env = {
+  PATH: `${bin}:${process.env.PATH ?? ''}`,
+  HOME: dir,
+  NO_COLOR: '1',
+  CLOUDORCH_CONFIG: join(dir, 'config.yaml'),
+  CLOUDORCH_DEV_STATE: statePath,
+};
+
+function run(
+  file: string,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env: { ...env, ...extra }, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** What bash's completion offers for a command line whose last word is being typed. */
+async function complete(line: string[], extra: Record<string, string> = {}): Promise<string[]> {
+  const words = line.map((w) => `'${w}'`).join(' ');
+  const script = `source <(cloudorch completion bash) || exit 9
+COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}
+_cloudorch
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const r = await run('bash', ['-c', script], extra);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.split('\n').filter(Boolean).sort();
+}
+
+let dev: ChildProcess;
+let devLog = '';
+beforeAll(async () => {
+  dev = spawn(process.execPath, [CLI, 'dev', '--port', '0', '--sweep-interval', '5'], { env, cwd: ROOT });
+  for (const s of [dev.stdout, dev.stderr])
+    s?.on('data', (d: Buffer) => {
+      devLog += d.toString();
+    });
+  for (let i = 0; i < 1200 && !(existsSync(statePath) && devLog.includes('press Ctrl-C')); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  if (!existsSync(statePath)) throw new Error(`cloudorch dev did not start:\n${devLog}`);
+  const applied = await run('cloudorch', ['apply', '-f', join(ROOT, 'examples/dev-small.yaml')]);
+  expect(applied.code, applied.stderr).toBe(0);
+  const set = await run('cloudorch', [
+    'config',
+    'set-target',
+    'prod',
+    '--table',
+    't',
+    '--region',
+    'eu-west-1',
+  ]);
+  expect(set.code, set.stderr).toBe(0);
+}, 150_000);
+
+afterAll(async () => {
+  if (dev && dev.exitCode === null) {
+    const exited = new Promise((r) => dev.once('exit', r));
+    dev.kill('SIGINT');
+    await exited;
+  }
+});
+
+describe('bash completion', () => {
+  it('loads in bash and registers itself for cloudorch', async () => {
+    const r = await run('bash', ['-c', 'source <(cloudorch completion bash) && complete -p cloudorch']);
+    expect(r).toMatchObject({ code: 0, stdout: 'complete -F _cloudorch cloudorch\n' });
+  });
+
+  it('completes commands, subcommands and options from the program', async () => {
+    expect(await complete(['cloudorch', 'de'])).toEqual(['delete', 'describe', 'dev']);
+    expect(await complete(['cloudorch', 'config', 'u'])).toEqual(['use-target']);
+    // Program options come before a subcommand's words, and after them too.
+    expect(await complete(['cloudorch', '--region', 'eu-west-1', 'config', 'g'])).toEqual(['get-targets']);
+    expect(await complete(['cloudorch', 'get', '--o'])).toEqual(['--output']);
+    expect(await complete(['cloudorch', 'plan', '--ta'])).toEqual(['--table', '--target']);
+    expect(await complete(['cloudorch', '--vers'])).toEqual(['--version']);
+    // After an option that takes a value there is nothing to offer but what the value may be.
+    expect(await complete(['cloudorch', '--region', ''])).toEqual([]);
+  });
+
+  it('completes CloudCluster names from the target, passing the target options on', async () => {
+    expect(await complete(['cloudorch', 'get', ''])).toEqual(['dev-small']);
+    expect(await complete(['cloudorch', 'describe', 'dev'])).toEqual(['dev-small']);
+    expect(await complete(['cloudorch', 'sim', 'drift', ''])).toEqual(['dev-small']);
+    expect(await complete(['cloudorch', '--target', 'dev', 'reconcile', ''])).toEqual(['dev-small']);
+    // A target that cannot be reached completes nothing, and says nothing.
+    expect(await complete(['cloudorch', '--target', 'prod', 'delete', ''])).toEqual([]);
+  });
+
+  it('completes target names', async () => {
+    expect(await complete(['cloudorch', '--target', ''])).toEqual(['dev', 'prod']);
+    expect(await complete(['cloudorch', 'config', 'use-target', 'p'])).toEqual(['prod']);
+  });
+});
+
+describe('__complete', () => {
+  it('prints nothing and succeeds when there is no target to ask', async () => {
+    const r = await run('cloudorch', ['__complete', 'clusters'], {
+      CLOUDORCH_DEV_STATE: join(dir, 'none.json'),
+    });
+    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('is not listed in help', async () => {
+    const r = await run('cloudorch', ['--help']);
+    expect(r.stdout).toContain('completion');
+    expect(r.stdout).not.toContain('__complete');
+  });
+});
+
+const zsh = (() => {
+  try {
+    return execFileSync('sh', ['-c', 'command -v zsh'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+describe('zsh completion', () => {
+  it('is a compdef function over the same program tree', async () => {
+    const r = await run('cloudorch', ['completion', 'zsh']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.startsWith('#compdef cloudorch\n')).toBe(true);
+    expect(r.stdout).toContain('compdef _cloudorch cloudorch\n');
+    expect(r.stdout).toContain('setopt localoptions ksharrays');
+    const top = completionTree(buildProgram()).find((n) => n.path === '');
+    expect(r.stdout).toContain(`    '') echo '${top?.subcommands.join(' ')}' ;;`);
+  });
+
+  it.runIf(zsh)('parses in zsh (zsh -n)', async () => {
+    const file = join(dir, '_cloudorch');
+    writeFileSync(file, (await run('cloudorch', ['completion', 'zsh'])).stdout);
+    expect(await run(zsh ?? 'zsh', ['-n', file])).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('rejects other shells', async () => {
+    const r = await run('cloudorch', ['completion', 'fish']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Allowed choices are bash, zsh/);
+  });
+});
+
+describe('the tree the scripts are generated from', () => {
+  it('holds every visible command, and no hidden one', () => {
+    const program = buildProgram();
+    const tree = completionTree(program);
+    const visible = new Help().visibleCommands(program).map((c) => c.name());
+    expect(tree.find((n) => n.path === '')?.subcommands).toEqual([...visible].sort());
+    expect(tree.some((n) => n.path.includes('__complete'))).toBe(false);
+    expect(tree.find((n) => n.path === 'config')?.subcommands).toEqual([
+      'current-target',
+      'delete-target',
+      'get-targets',
+      'help',
+      'set-target',
+      'use-target',
+    ]);
+  });
+});
