@@ -59,6 +59,8 @@ export async function buildDist() {
   const { build } = await import('esbuild');
   await mkdir(DIST, { recursive: true });
   const inputs = new Set([SELF, 'package.json']);
+  /** Imports left to Node: the package's run-time dependencies. */
+  const externals = new Set();
   const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
   for (const [name, entry] of Object.entries(ENTRIES)) {
     // Written beside, then renamed: a CLI starting meanwhile never loads a half-written bundle.
@@ -80,7 +82,10 @@ export async function buildDist() {
       // Read by local/cli/config/cli-version.ts, which otherwise finds package.json itself.
       define: { CLOUDORCH_VERSION: JSON.stringify(version) },
     });
-    for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
+    for (const [input, { imports }] of Object.entries(result.metafile.inputs)) {
+      inputs.add(input);
+      for (const i of imports) if (i.external && !i.path.startsWith('node:')) externals.add(i.path);
+    }
     const map = JSON.parse(await readFile(`${partial}.map`, 'utf8'));
     await writeFile(join(DIST, `${name}.mjs.map`), JSON.stringify({ ...map, file: `${name}.mjs` }));
     await rm(`${partial}.map`);
@@ -93,7 +98,10 @@ export async function buildDist() {
   }
   const files = [...inputs].sort();
   const partialInputs = `${INPUTS_FILE}.${process.pid}.partial`;
-  await writeFile(partialInputs, `${JSON.stringify({ hash: await hashOf(files), files }, null, 1)}\n`);
+  await writeFile(
+    partialInputs,
+    `${JSON.stringify({ hash: await hashOf(files), files, externals: [...externals].sort() }, null, 1)}\n`,
+  );
   await rename(partialInputs, INPUTS_FILE);
   return { ms: Date.now() - started };
 }
