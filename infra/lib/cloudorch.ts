@@ -38,9 +38,9 @@ import { packageVersion, VERSION_TAG } from './version.js';
  */
 export interface CloudOrchProps {
   /**
-   * The policy bundle deployed into the bundle bucket: `await PolicyBundleSource.build()` compiles
-   * this package's `policies/` with opa at synth time; `PolicyBundleSource.fromFile(path)` takes a
-   * prebuilt `bundle.tar.gz` (no opa needed). Required: there is no synchronous default.
+   * The policy bundle deployed into the bundle bucket: `await PolicyBundleSource.build()` (opa
+   * compiles this package's `policies/` at synth time) or `PolicyBundleSource.fromFile(path)` (a
+   * prebuilt `bundle.tar.gz`, no opa needed).
    */
   readonly policyBundle: PolicyBundleSource;
   /**
