@@ -11,6 +11,8 @@ import { executionLines } from '../execution-failure.js';
 import { chooseExecution, executionSource, readExecution, type SourceOrWhy } from '../executions.js';
 import type { Output } from '../format.js';
 import { age, paint } from '../format.js';
+import { type ScopeOptions, scopeOf, withScope } from '../options.js';
+import { type Found, NameResolutionError, resolveName, type Scope } from '../resolve.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
@@ -155,20 +157,24 @@ export async function describeCommand(
   o: Output,
   name: string,
   executions: () => Promise<SourceOrWhy> = () => executionSource(t.kind, {}),
+  scope: Scope = {},
 ): Promise<number> {
-  const { records, invalid } = await listItems(t.store);
-  const r = records.find((x) => x.id === name || x.id.endsWith(`/${name}`));
-  const broken = invalid.find((x) => x.id === name || x.id.endsWith(`/${name}`));
-  if (!r && broken) {
+  let found: Found;
+  try {
+    found = resolveName(await listItems(t.store), name, scope);
+  } catch (err) {
+    if (!(err instanceof NameResolutionError)) throw err;
+    o.err(`error: ${err.message}`);
+    return EXIT.error;
+  }
+  if (found.kind === 'invalid') {
+    const broken = found.invalid;
     o.out(`Name:          ${broken.id}`);
     o.out(`Ready:         false    RecordInvalid: ${broken.reason}`);
     o.out(`Remediation:   ${REASON_HINT.RecordInvalid}`);
     return EXIT.ok;
   }
-  if (!r) {
-    o.err(`error: cloudcluster ${name} not found`);
-    return EXIT.error;
-  }
+  const r = found.record;
   const now = new Date();
   await describeHeader(t, o, r, now);
   describeConditions(o, r.status, now);
@@ -183,10 +189,12 @@ export async function describeCommand(
 }
 
 export function registerDescribe({ program, o, withTarget }: Cli): void {
-  program
+  const describe = program
     .command('describe <name>')
-    .description('conditions with reasons and hints, observed state, last plan, policy decision, history')
-    .action((name: string) =>
-      withTarget((t) => describeCommand(t, o(), name, () => executionSource(t.kind, program.opts<Global>()))),
-    );
+    .description('conditions with reasons and hints, observed state, last plan, policy decision, history');
+  withScope(describe).action((name: string, opts: ScopeOptions) =>
+    withTarget((t) =>
+      describeCommand(t, o(), name, () => executionSource(t.kind, program.opts<Global>()), scopeOf(opts)),
+    ),
+  );
 }

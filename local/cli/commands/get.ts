@@ -1,68 +1,90 @@
-/** `cloudorch get`: the clusters with their status columns, once or watching (`-w`). */
+/** `cloudorch get`: the clusters with their status, in kubectl's formats, once or watching (`-w`). */
 import { Option } from 'commander';
-import { stringify } from 'yaml';
-import { type Listing, listItems } from '../../../lambdas/store/list.js';
+import { listItems } from '../../../lambdas/store/list.js';
 import type { Cli } from '../cli.js';
-import { COLUMNS, invalidRow, type Output, row, table } from '../format.js';
+import type { Output } from '../format.js';
+import { type ScopeOptions, scopeOf, usageMessage, withScope, withSelector } from '../options.js';
+import { FORMATS, type Format, parseFormat, render, type View } from '../output/render.js';
+import { inScope, resolveName } from '../resolve.js';
+import { parseSelector, type Selector } from '../select.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
-const matches = (id: string, name: string) => id === name || id.endsWith(`/${name}`);
+export interface GetOptions extends ScopeOptions {
+  readonly output: string;
+  readonly watch?: boolean;
+  readonly selector?: string;
+  readonly showLabels?: boolean;
+  readonly intervalMs?: number;
+}
 
-/** Malformed items are listed with their reason, never hidden and never fatal to the listing. */
-function render({ records, invalid }: Listing, format: string, now: Date): string {
-  const broken = invalid.map((i) => ({ id: i.id, recordInvalid: i.reason }));
-  if (format === 'json') return JSON.stringify([...records, ...broken], null, 2);
-  if (format === 'yaml') return stringify([...records, ...broken]).trimEnd();
-  const lines = table([[...COLUMNS], ...records.map((r) => row(r, now)), ...invalid.map(invalidRow)]);
-  for (const i of invalid) lines.push(`${i.id}: RecordInvalid: ${i.reason}`);
-  return lines.join('\n');
+/** What `get` shows now: one named record (or malformed item), or the scope narrowed by `-l`. */
+async function view(
+  t: Target,
+  name: string | undefined,
+  opts: GetOptions,
+  selector: Selector | undefined,
+): Promise<View> {
+  const all = await listItems(t.store);
+  const scope = scopeOf(opts);
+  const table = { allNamespaces: opts.allNamespaces === true, showLabels: opts.showLabels === true };
+  if (name === undefined) return { ...inScope(all, scope, selector), single: false, table };
+  const f = resolveName(all, name, scope);
+  return f.kind === 'record'
+    ? { records: [f.record], invalid: [], single: true, table }
+    : { records: [], invalid: [f.invalid], single: true, table };
+}
+
+/** Prints what `render` made; returns it as one string, to tell a change while watching. */
+function show(o: Output, v: View, format: Format): string {
+  const { out, err } = render(v, format, new Date());
+  for (const line of err) o.err(line);
+  if (out !== '') o.out(out);
+  return `${out}\n${err.join('\n')}`;
 }
 
 export async function getCommand(
   t: Target,
   o: Output,
   name: string | undefined,
-  opts: { output: string; watch?: boolean; intervalMs?: number },
+  opts: GetOptions,
 ): Promise<number> {
-  if (!['table', 'json', 'yaml'].includes(opts.output)) {
-    o.err(`error: -o must be table, json or yaml (got ${opts.output})`);
+  if (name !== undefined && opts.selector !== undefined) {
+    o.err('error: a name and -l cannot be given together');
     return EXIT.error;
   }
-  const select = async (): Promise<Listing> => {
-    const all = await listItems(t.store);
-    if (!name) return all;
-    return {
-      records: all.records.filter((r) => matches(r.id, name)),
-      invalid: all.invalid.filter((i) => matches(i.id, name)),
-    };
-  };
-  const first = await select();
-  if (name && first.records.length === 0 && first.invalid.length === 0) {
-    o.err(`error: cloudcluster ${name} not found`);
-    return EXIT.error;
-  }
-  let last = render(first, opts.output, new Date());
-  o.out(last);
-  if (!opts.watch) return EXIT.ok;
-  // Watch: print again whenever what would be shown changes, until interrupted.
-  for (;;) {
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));
-    const now = render(await select(), opts.output, new Date());
-    if (now !== last) {
-      o.out(now);
-      last = now;
+  try {
+    const format = parseFormat(opts.output);
+    const selector = opts.selector === undefined ? undefined : parseSelector(opts.selector);
+    const first = await view(t, name, opts, selector);
+    let last = show(o, first, format);
+    // A named item that is malformed has no object to print in a structured format.
+    if (first.single && first.records.length === 0 && !['table', 'wide', 'record'].includes(format.kind))
+      return EXIT.error;
+    if (!opts.watch) return EXIT.ok;
+    // Watch: print again whenever what would be shown changes, until interrupted.
+    for (;;) {
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));
+      const next = await view(t, name, opts, selector);
+      const { out, err } = render(next, format, new Date());
+      if (`${out}\n${err.join('\n')}` !== last) last = show(o, next, format);
     }
+  } catch (err) {
+    const message = usageMessage(err);
+    if (!message) throw err;
+    o.err(message);
+    return EXIT.error;
   }
 }
 
 export function registerGet({ program, o, withTarget }: Cli): void {
-  program
+  const get = program
     .command('get [name]')
-    .description('list CloudClusters with their status')
-    .addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table'))
+    .description('list CloudClusters with their status (in namespace default, -n NS, or -A)')
+    .addOption(new Option('-o, --output <format>', FORMATS.join(', ')).default('table'))
     .option('-w, --watch', 'keep printing changes')
-    .action((name: string | undefined, opts: { output: string; watch?: boolean }) =>
-      withTarget((t) => getCommand(t, o(), name, opts)),
-    );
+    .option('--show-labels', 'add a LABELS column');
+  withSelector(withScope(get)).action((name: string | undefined, opts: GetOptions) =>
+    withTarget((t) => getCommand(t, o(), name, opts)),
+  );
 }

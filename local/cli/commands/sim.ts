@@ -1,8 +1,11 @@
 /** `cloudorch sim`: change the EKS simulator behind CloudOrch's back. Only against `cloudorch dev`. */
 
+import { InternalError } from '../../../lambdas/core/errors.js';
 import { listItems } from '../../../lambdas/store/list.js';
+import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
+import { NameResolutionError, resolveName } from '../resolve.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
@@ -34,8 +37,20 @@ async function driftTarget(
   region: string | undefined,
 ): Promise<{ clusterName: string; region: string } | undefined> {
   const { records } = await listItems(t.store);
-  const r = records.find((x) => x.id === name || x.id.endsWith(`/${name}`));
-  if (!r) return { clusterName: name, region: region ?? DEFAULT_DRIFT_REGION };
+  let r: ClusterRecord;
+  try {
+    const found = resolveName({ records, invalid: [] }, name, {});
+    if (found.kind !== 'record') throw new InternalError('a listing of records found a malformed item');
+    r = found.record;
+  } catch (err) {
+    if (!(err instanceof NameResolutionError)) throw err;
+    // Two CloudClusters of that name: which one is meant cannot be guessed.
+    if (err.ambiguous) {
+      o.err(`error: ${err.message}`);
+      return undefined;
+    }
+    return { clusterName: name, region: region ?? DEFAULT_DRIFT_REGION };
+  }
   // A region that contradicts the record would drift some other cluster than the one named.
   if (region !== undefined && region !== r.spec.region) {
     o.err(`error: cloudcluster ${r.id} is in ${r.spec.region}, not ${region}`);
