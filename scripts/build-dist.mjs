@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
@@ -53,10 +53,25 @@ const sourceImportMetaUrl = {
   },
 };
 
+/**
+ * esbuild from node_modules, or (after `. scripts/setup-node.sh runtime`, which installs no dev
+ * packages) the copy CLOUDORCH_ESBUILD points at. @returns {Promise<typeof import('esbuild')>}
+ */
+async function loadEsbuild() {
+  const path = process.env.CLOUDORCH_ESBUILD;
+  try {
+    return await import(path ? pathToFileURL(path).href : 'esbuild');
+  } catch (cause) {
+    throw new Error('esbuild is needed to compile the CLI from its sources: run `. scripts/setup.sh`', {
+      cause,
+    });
+  }
+}
+
 /** Builds every entry into dist/ and records its inputs. @returns {Promise<{ms: number}>} */
 export async function buildDist() {
   const started = Date.now();
-  const { build } = await import('esbuild');
+  const { build } = await loadEsbuild();
   await mkdir(DIST, { recursive: true });
   const inputs = new Set([SELF, 'package.json']);
   /** Imports left to Node: the package's run-time dependencies. */
