@@ -1,0 +1,221 @@
+/**
+ * Several node groups per cluster, with labels and taints, through the SDK against both servers the
+ * provider is tested on (the EKS simulator and moto server). What both implement is asserted the same
+ * way; where moto differs (update params, updateConfig at create, validation, quotas) a moto-only case
+ * asserts moto's real answer, so the gap stays explicit (docs/eks-conformance.md lists it).
+ */
+import {
+  CreateClusterCommand,
+  CreateNodegroupCommand,
+  type CreateNodegroupCommandInput,
+  DeleteNodegroupCommand,
+  DescribeClusterCommand,
+  DescribeNodegroupCommand,
+  EKSClient,
+  ListNodegroupsCommand,
+  type Nodegroup,
+  UpdateNodegroupConfigCommand,
+} from '@aws-sdk/client-eks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  REGION,
+  roleArn,
+  type ServerKind,
+  startTarget,
+  type Target,
+  TEST_CREDENTIALS,
+} from './support/servers.js';
+
+const CLUSTER = 'pools';
+
+async function poll<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each<ServerKind>(['sim', 'moto'])('node group pools against %s', (kind) => {
+  let target: Target;
+  let eks: EKSClient;
+  const sim = kind === 'sim';
+  const moto = kind === 'moto';
+
+  beforeAll(async () => {
+    target = await startTarget(kind);
+    eks = new EKSClient({
+      endpoint: target.url,
+      region: REGION,
+      credentials: TEST_CREDENTIALS,
+      maxAttempts: 1,
+    });
+  });
+  afterAll(async () => {
+    eks?.destroy();
+    await target?.close();
+  });
+  beforeEach(async () => {
+    await target.reset();
+    await eks.send(
+      new CreateClusterCommand({
+        name: CLUSTER,
+        version: '1.30',
+        roleArn: roleArn(target.accountId, 'cluster'),
+        resourcesVpcConfig: { subnetIds: ['subnet-a', 'subnet-b'] },
+      }),
+    );
+    await poll(
+      () => eks.send(new DescribeClusterCommand({ name: CLUSTER })),
+      (r) => r.cluster?.status === 'ACTIVE',
+      'the cluster',
+    );
+  });
+
+  const input = (nodegroupName: string, over: Partial<CreateNodegroupCommandInput> = {}) => ({
+    clusterName: CLUSTER,
+    nodegroupName,
+    subnets: ['subnet-a'],
+    nodeRole: roleArn(target.accountId, 'node'),
+    scalingConfig: { minSize: 1, maxSize: 3, desiredSize: 2 },
+    ...over,
+  });
+  const describeNg = async (nodegroupName: string): Promise<Nodegroup> => {
+    const r = await eks.send(new DescribeNodegroupCommand({ clusterName: CLUSTER, nodegroupName }));
+    if (!r.nodegroup) throw new Error('DescribeNodegroup answered without a nodegroup');
+    return r.nodegroup;
+  };
+  const active = (nodegroupName: string) =>
+    poll(
+      () => describeNg(nodegroupName),
+      (ng) => ng.status === 'ACTIVE',
+      nodegroupName,
+    );
+
+  const POOL_SPECS: (Partial<CreateNodegroupCommandInput> & { nodegroupName: string })[] = [
+    {
+      nodegroupName: 'system',
+      labels: { role: 'system' },
+      taints: [{ key: 'CriticalAddonsOnly', effect: 'NO_EXECUTE' }],
+    },
+    {
+      nodegroupName: 'gpu',
+      instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+      labels: { role: 'gpu' },
+      taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+    },
+    {
+      nodegroupName: 'spot',
+      capacityType: 'SPOT',
+      instanceTypes: ['m5.large', 'm5a.large'],
+      labels: { role: 'batch', lifecycle: 'spot' },
+      taints: [{ key: 'spot', value: 'true', effect: 'PREFER_NO_SCHEDULE' }],
+    },
+  ];
+  /** Built per test: the node role names the target's account. */
+  const pools = (): CreateNodegroupCommandInput[] =>
+    POOL_SPECS.map((p) => ({ ...input(p.nodegroupName), ...p }));
+
+  const givenPools = async () => {
+    for (const p of pools()) await eks.send(new CreateNodegroupCommand(p));
+    for (const p of pools()) await active(p.nodegroupName as string);
+  };
+
+  it('three node groups of one cluster: each listed and described with its own labels, taints, instance and capacity types', async () => {
+    await givenPools();
+    const list = await eks.send(new ListNodegroupsCommand({ clusterName: CLUSTER }));
+    expect([...(list.nodegroups ?? [])].sort()).toEqual(['gpu', 'spot', 'system']);
+    for (const p of pools()) {
+      const ng = await describeNg(p.nodegroupName as string);
+      expect(ng.labels).toEqual(p.labels);
+      expect(ng.taints).toEqual(p.taints);
+      if (p.instanceTypes) expect(ng.instanceTypes).toEqual(p.instanceTypes);
+      expect(ng.capacityType).toBe(p.capacityType ?? 'ON_DEMAND');
+    }
+  });
+
+  it('deleting one node group leaves the others as they were', async () => {
+    await givenPools();
+    await eks.send(new DeleteNodegroupCommand({ clusterName: CLUSTER, nodegroupName: 'gpu' }));
+    await poll(
+      () => eks.send(new ListNodegroupsCommand({ clusterName: CLUSTER })),
+      (r) => !r.nodegroups?.includes('gpu'),
+      'gpu to be gone',
+    );
+    const list = await eks.send(new ListNodegroupsCommand({ clusterName: CLUSTER }));
+    expect([...(list.nodegroups ?? [])].sort()).toEqual(['spot', 'system']);
+    expect((await describeNg('system')).labels).toEqual({ role: 'system' });
+    expect((await describeNg('spot')).taints).toEqual(POOL_SPECS[2]?.taints);
+  });
+
+  it('UpdateNodegroupConfig adds and removes taints and sets updateConfig; the result is the same on both', async () => {
+    await givenPools();
+    const { update } = await eks.send(
+      new UpdateNodegroupConfigCommand({
+        clusterName: CLUSTER,
+        nodegroupName: 'spot',
+        taints: {
+          addOrUpdateTaints: [{ key: 'team', value: 'ml', effect: 'NO_EXECUTE' }],
+          removeTaints: [{ key: 'spot', value: 'true', effect: 'PREFER_NO_SCHEDULE' }],
+        },
+        updateConfig: { maxUnavailablePercentage: 50 },
+      }),
+    );
+    expect(update?.type).toBe('ConfigUpdate');
+    // EKS reports one param per change (UpdateParamType); moto one per member, with types outside the enum.
+    expect(update?.params?.map((p) => p.type)).toEqual(
+      sim ? ['TaintsToAdd', 'TaintsToRemove', 'MaxUnavailablePercentage'] : ['Taints', 'UpdateConfig'],
+    );
+    const ng = await poll(
+      () => describeNg('spot'),
+      (n) => n.status === 'ACTIVE' && n.taints?.[0]?.key === 'team',
+      'the update to apply',
+    );
+    expect(ng.taints).toEqual([{ key: 'team', value: 'ml', effect: 'NO_EXECUTE' }]);
+    expect(ng.updateConfig).toEqual({ maxUnavailablePercentage: 50 });
+    expect((await describeNg('gpu')).taints).toEqual(POOL_SPECS[1]?.taints);
+  });
+
+  it.runIf(sim)('updateConfig given at create is kept; without one it is maxUnavailable 1', async () => {
+    await eks.send(new CreateNodegroupCommand(input('a', { updateConfig: { maxUnavailable: 2 } })));
+    await eks.send(new CreateNodegroupCommand(input('b')));
+    expect((await active('a')).updateConfig).toEqual({ maxUnavailable: 2 });
+    expect((await active('b')).updateConfig).toEqual({ maxUnavailable: 1 });
+  });
+
+  it.runIf(moto)('moto ignores updateConfig at create and reports none', async () => {
+    await eks.send(new CreateNodegroupCommand(input('a', { updateConfig: { maxUnavailable: 2 } })));
+    expect((await active('a')).updateConfig).toBeUndefined();
+  });
+
+  it.runIf(sim)('an invalid taint effect and a 31st node group are refused', async () => {
+    await expect(
+      eks.send(
+        new CreateNodegroupCommand(
+          input('bad', { taints: [{ key: 'a', effect: 'NoSchedule' as 'NO_SCHEDULE' }] }),
+        ),
+      ),
+    ).rejects.toMatchObject({ name: 'InvalidParameterException' });
+    for (let i = 0; i < 30; i++) await eks.send(new CreateNodegroupCommand(input(`ng${i}`)));
+    await expect(eks.send(new CreateNodegroupCommand(input('ng30')))).rejects.toMatchObject({
+      name: 'ResourceLimitExceededException',
+    });
+  });
+
+  it.runIf(moto)(
+    'moto accepts an invalid taint effect and a 31st node group (no validation, no quota)',
+    async () => {
+      const bad = await eks.send(
+        new CreateNodegroupCommand(
+          input('bad', { taints: [{ key: 'a', effect: 'NoSchedule' as 'NO_SCHEDULE' }] }),
+        ),
+      );
+      expect(bad.nodegroup?.taints).toEqual([{ key: 'a', effect: 'NoSchedule' }]);
+      for (let i = 0; i < 30; i++) await eks.send(new CreateNodegroupCommand(input(`ng${i}`)));
+      const list = await eks.send(new ListNodegroupsCommand({ clusterName: CLUSTER }));
+      expect(list.nodegroups).toHaveLength(31);
+    },
+  );
+});
