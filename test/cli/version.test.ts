@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient, TagResourceCommand } from '@aws-sdk/client-dynamodb';
@@ -14,6 +14,7 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambdas/config.js';
 import { parseBundle } from '../../lambdas/policy/index.js';
+import { CliVersionError, packageVersion } from '../../local/cli/config/cli-version.js';
 import { createTable } from '../../local/store/table.js';
 import { type Moto, startMoto } from '../provider/support/moto.js';
 
@@ -82,6 +83,21 @@ describe('--version', () => {
   it("prints the CLI's version alone, with no target to reach", async () => {
     const r = await cloudorch(['--version'], { ...BASE, CLOUDORCH_DEV_STATE: join(dir, 'none.json') });
     expect(r).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+});
+
+describe("the CLI's own version", () => {
+  it("is the nearest package.json named cloudorch above the module: a checkout's or an installed package's", () => {
+    const root = mkdtempSync(join(tmpdir(), 'cloudorch-pkg-'));
+    const pkg = join(root, 'app', 'node_modules', 'cloudorch');
+    mkdirSync(join(pkg, 'dist'), { recursive: true });
+    writeFileSync(join(root, 'app', 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0' }));
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'cloudorch', version: '9.8.7' }));
+    // The bundle in dist/ of an installed package, and the sources of a checkout.
+    expect(packageVersion(join(pkg, 'dist'))).toBe('9.8.7');
+    expect(packageVersion(join(ROOT, 'local', 'cli', 'config'))).toBe(VERSION);
+    // Someone else's package.json is not ours: no version is made up.
+    expect(() => packageVersion(join(root, 'app'))).toThrow(CliVersionError);
   });
 });
 
