@@ -1,6 +1,12 @@
 /** The admission decision's claim check: a CR naming a cluster another record holds is refused up front. */
 import { describe, expect, it } from 'vitest';
-import { type AdmissionRequest, admit, type ClaimLookup, type Decider } from '../../bridge/admission.js';
+import {
+  type AdmissionRequest,
+  admit,
+  CLAIM_LOOKUP_TIMEOUT_MS,
+  type ClaimLookup,
+  type Decider,
+} from '../../bridge/admission.js';
 
 const allowAll: Decider = { decide: async () => ({ allow: true, violations: [], bundleVersion: 'test' }) };
 const spec = {
@@ -37,5 +43,13 @@ describe('admission: target claims', () => {
   it('a failing lookup does not deny: the store still refuses the write and the CR says why', async () => {
     const broken: ClaimLookup = { claimHolder: async () => Promise.reject(new Error('DynamoDB down')) };
     expect((await admit(create('team-b'), allowAll, now, broken)).allowed).toBe(true);
+  });
+
+  it('a lookup that never answers does not hold admission past its deadline (DynamoDB hanging)', async () => {
+    const hanging: ClaimLookup = { claimHolder: () => new Promise<string | undefined>(() => {}) };
+    const started = Date.now();
+    expect((await admit(create('team-b'), allowAll, now, hanging, 50)).allowed).toBe(true);
+    // Well inside the webhook's timeoutSeconds (10 s) whatever the deadline; here 50 ms.
+    expect(Date.now() - started).toBeLessThan(CLAIM_LOOKUP_TIMEOUT_MS);
   });
 });

@@ -185,3 +185,43 @@ export async function startTestBridge(
     ...(opts.beforeWrite ? { beforeWrite: opts.beforeWrite } : {}),
   });
 }
+
+/**
+ * A CRD serving a built-in Kubernetes type (Lease, Event) that the standalone API server lacks:
+ * protected `*.k8s.io` groups need the "unapproved, test only" annotation (upstream's own trick).
+ * Same API path, resourceVersion and 409 handling; not the built-in type's field validation.
+ */
+export async function installBuiltinStandIn(
+  env: TestEnv,
+  t: { group: string; kind: string; plural: string },
+): Promise<void> {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: `${t.plural}.${t.group}`,
+      annotations: { 'api-approved.kubernetes.io': 'unapproved, test only' },
+    },
+    spec: {
+      group: t.group,
+      scope: 'Namespaced',
+      names: { kind: t.kind, listKind: `${t.kind}List`, plural: t.plural, singular: t.kind.toLowerCase() },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  };
+  const r = await env.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    body: crd,
+  });
+  if (r.status !== 201) throw new Error(`${t.plural} CRD: ${r.status} ${r.body}`);
+  await waitFor(`${t.plural} served`, async () => {
+    const g = await env.request('GET', `/apis/${t.group}/v1/${t.plural}`);
+    return g.status === 200 ? true : undefined;
+  });
+}

@@ -3,7 +3,9 @@
  * kube-apiserver embeds) on etcd, both built from the Go module proxy by tools/k8s-testenv, bound to
  * 127.0.0.1 on free ports, with a throwaway CA and a `system:masters` client certificate. It serves
  * CRDs, status subresources, watch, finalizers and 409 conflicts with kube-apiserver's own registry
- * code; it has no core/v1, no coordination.k8s.io and no admission webhooks.
+ * code; it has no core/v1, no coordination.k8s.io and, by default, no admission webhooks. Given a
+ * {@link CoreStub} (the Namespaces and ValidatingWebhookConfigurations its admission plugins read),
+ * it runs with NamespaceLifecycle and ValidatingAdmissionWebhook enabled.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import {
@@ -21,6 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { freePort } from '../store/servers.js';
+import type { CoreStub } from './core-stub.js';
 
 export const K8S_VERSION = 'v0.34.10';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -158,10 +161,11 @@ function waitExit(child: ChildProcess): Promise<void> {
   return new Promise((res) => child.once('exit', () => res()));
 }
 
-export async function startTestEnv(): Promise<TestEnv> {
+export async function startTestEnv(opts: { core?: CoreStub; pki?: Pki } = {}): Promise<TestEnv> {
   const bins = ensureBinaries();
   const dir = mkdtempSync(join(tmpdir(), 'cloudorch-k8s-'));
-  const pki = makePki(dir);
+  // A caller that needs the CA before the server starts (a webhook's caBundle) makes the PKI itself.
+  const pki = opts.pki ?? makePki(dir);
   const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
   const logs: string[] = [];
   const capture = (name: string, child: ChildProcess) => {
@@ -204,6 +208,12 @@ export async function startTestEnv(): Promise<TestEnv> {
       '',
     ].join('\n'),
   );
+  // With a core stub, the admission plugins' informers read it; otherwise those plugins are off.
+  const coreKubeconfig = join(dir, 'core.kubeconfig');
+  if (opts.core) writeFileSync(coreKubeconfig, opts.core.kubeconfig());
+  const disabledPlugins = opts.core
+    ? 'MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy'
+    : 'NamespaceLifecycle,MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook';
   const server = `https://127.0.0.1:${apiPort}`;
   let apiserver: ChildProcess | undefined;
 
@@ -245,9 +255,9 @@ export async function startTestEnv(): Promise<TestEnv> {
       '--authentication-skip-lookup',
       `--authentication-kubeconfig=${fake}`,
       `--authorization-kubeconfig=${fake}`,
-      `--kubeconfig=${fake}`,
+      `--kubeconfig=${opts.core ? coreKubeconfig : fake}`,
       '--enable-priority-and-fairness=false',
-      '--disable-admission-plugins=NamespaceLifecycle,MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook',
+      `--disable-admission-plugins=${disabledPlugins}`,
     ]);
     capture('apiserver', apiserver);
     const child = apiserver;
@@ -319,6 +329,7 @@ export async function startTestEnv(): Promise<TestEnv> {
       etcd.kill('SIGTERM');
       await waitExit(etcd);
       rmSync(dir, { recursive: true, force: true });
+      if (opts.pki) rmSync(opts.pki.dir, { recursive: true, force: true });
     },
   };
 }
