@@ -62,7 +62,8 @@ interface Rec {
   };
 }
 async function records(): Promise<Rec[]> {
-  const r = await cloudorch(['get', '-o', 'json']);
+  // The raw store records of every namespace (get -o json prints Kubernetes objects).
+  const r = await cloudorch(['get', '-A', '-o', 'record']);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Rec[];
 }
@@ -158,7 +159,9 @@ describe('cloudorch against cloudorch dev', () => {
       (await records()).find((x) => x.id === 'team-payments/dev-small' && x.status?.ready),
     );
     expect(rec.status?.observed?.nodeCount).toBe(2);
-    const g = await cloudorch(['get']);
+    // kubectl's default namespace: nothing there yet.
+    expect((await cloudorch(['get'])).stdout.trimEnd().split('\n')).toHaveLength(1);
+    const g = await cloudorch(['get', '-n', 'team-payments']);
     const [header, line] = g.stdout.trimEnd().split('\n');
     expect(header?.split(/\s{2,}/)).toEqual([
       'NAME',
@@ -173,7 +176,7 @@ describe('cloudorch against cloudorch dev', () => {
       'AGE',
     ]);
     expect(line?.split(/\s{2,}/).slice(0, 9)).toEqual([
-      'team-payments/dev-small',
+      'dev-small',
       'us-east-1',
       '1.34',
       '2',
@@ -422,9 +425,9 @@ describe('cloudorch against cloudorch dev', () => {
           Item: { ...Key, spec: { S: 'hello' }, status: { M: { conditions: { S: 'nope' } } } },
         }),
       );
-      const g = await cloudorch(['get']);
+      const g = await cloudorch(['get', '-A']);
       expect(g.code, g.stderr).toBe(0);
-      expect(g.stdout).toMatch(/team-payments\/dev-small/);
+      expect(g.stdout).toMatch(/team-payments\s+dev-small\s/);
       expect(g.stdout).toMatch(/team-x\/broken: RecordInvalid: .*spec/);
       const d = await cloudorch(['describe', 'broken']);
       expect(d.code, d.stderr).toBe(0);

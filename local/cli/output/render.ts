@@ -61,6 +61,8 @@ export function render(view: View, format: Format, now: Date): { out: string; er
   if (format.kind === 'name')
     return { out: records.map((r) => `${RESOURCE}/${splitId(r.id).name}`).join('\n'), err };
   const [only] = records;
+  // A name that found only a malformed item: no object to print (stderr says why).
+  if (view.single && !only) return { out: '', err };
   const value = view.single && only ? toObject(only) : toList(records);
   if (format.kind === 'json') return { out: JSON.stringify(value, null, 2), err };
   if (format.kind === 'yaml') return { out: stringify(value).trimEnd(), err };
