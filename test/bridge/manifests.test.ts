@@ -3,13 +3,14 @@
  * name and flag must match what the binary serves and reads; then the binary is started with the
  * Deployment's own arguments against the real API server and answers on the manifests' paths.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import {
   CRD_NAME,
   DEFAULT_CERT_DIR,
@@ -17,6 +18,7 @@ import {
   FINALIZER,
   GROUP,
   HEALTHZ_PATH,
+  MIRROR_HEALTH_PATH,
   PLURAL,
   READYZ_PATH,
   WEBHOOK_PATH,
@@ -183,6 +185,120 @@ describe('manifests match the binary', () => {
   });
 });
 
+/** `kubectl kustomize` of an overlay: bridge/deploy plus the given components (paths relative to it). */
+function render(components: string[]): Doc[] {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudorch-overlay-'));
+  try {
+    const rel = (p: string) => relative(dir, join(DEPLOY_DIR, p));
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      stringify({
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        resources: [rel('.')],
+        components: components.map(rel),
+      }),
+    );
+    const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+    return parseAllDocuments(out).map((d) => d.toJS() as Doc);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+const podLabels = () => at(deployment(), 'spec.template.metadata.labels');
+
+describe('network policy, spread and the namespaced variant', () => {
+  it('the NetworkPolicy selects the bridge pods and lets in the webhook port and the probes port', () => {
+    const np = find('NetworkPolicy', DEPLOY.name);
+    expect(at(np, 'spec.podSelector.matchLabels')).toEqual(podLabels());
+    expect(at(np, 'spec.policyTypes')).toEqual(['Ingress', 'Egress']);
+    // A named port resolves against the container's ports, as the CNI does.
+    const resolve = (port: unknown) => (typeof port === 'string' ? containerPort(port) : port);
+    const open = list(np, 'spec.ingress').flatMap((rule) => {
+      // No `from`: any source. The API server is not a pod, so no selector could name it.
+      expect(rule['from']).toBeUndefined();
+      return list(rule, 'ports').map((p) => resolve(p['port']));
+    });
+    const probePorts = ['livenessProbe', 'readinessProbe'].map((p) =>
+      resolve(at(container(), `${p}.httpGet.port`)),
+    );
+    const flags = parseFlags(deploymentArgs());
+    expect(new Set(open)).toEqual(new Set([flags.webhookPort, ...probePorts]));
+    const egress = list(np, 'spec.egress').flatMap((rule) =>
+      list(rule, 'ports').map((p) => `${p['protocol']}/${p['port']}`),
+    );
+    expect(egress).toEqual(expect.arrayContaining(['TCP/443', 'UDP/53', 'TCP/53', 'TCP/80']));
+    const podIdentity = list(np, 'spec.egress').find((r) => at(r, 'ports.0.port') === 80);
+    expect(at(podIdentity, 'to')).toEqual([{ ipBlock: { cidr: '169.254.170.23/32' } }]);
+  });
+
+  it('replicas spread across nodes (hard) and zones (soft), matching the pod labels', () => {
+    const spread = list(deployment(), 'spec.template.spec.topologySpreadConstraints');
+    expect(spread.map((c) => [c['topologyKey'], c['whenUnsatisfiable']])).toEqual([
+      ['kubernetes.io/hostname', 'DoNotSchedule'],
+      ['topology.kubernetes.io/zone', 'ScheduleAnyway'],
+    ]);
+    for (const c of spread) expect(at(c, 'labelSelector.matchLabels')).toEqual(podLabels());
+  });
+
+  it('readiness is the webhook alone; no probe reads the mirror health', () => {
+    expect(at(container(), 'readinessProbe.httpGet.path')).toBe(READYZ_PATH);
+    const probes = ['livenessProbe', 'readinessProbe', 'startupProbe'].map((p) =>
+      at(container(), `${p}.httpGet.path`),
+    );
+    expect(probes).not.toContain(MIRROR_HEALTH_PATH);
+  });
+
+  it('the base grants Events (events.k8s.io) with the CloudCluster permissions', () => {
+    const rules = list(find('ClusterRole', DEPLOY.name), 'rules');
+    expect(rules).toContainEqual({
+      apiGroups: ['events.k8s.io'],
+      resources: ['events'],
+      verbs: ['create', 'patch'],
+    });
+  });
+
+  it.skipIf(!hasKubectl)(
+    'the namespaced variant (kubectl kustomize) sets --watch-namespace and grants nothing cluster-wide',
+    () => {
+      const docs = render(['components/namespaced', 'components/webhook-from-cidr']);
+      const kinds = docs.map((d) => d['kind']);
+      expect(kinds).not.toContain('ClusterRole');
+      expect(kinds).not.toContain('ClusterRoleBinding');
+      const dep = docs.find((d) => d['kind'] === 'Deployment');
+      const flags = parseFlags(list(dep, 'spec.template.spec.containers.0.args').map(String));
+      expect(flags.watchNamespace).toBe('REPLACE-with-watched-namespace');
+      const roles = docs.filter(
+        (d) => d['kind'] === 'Role' && at(d, 'metadata.namespace') === flags.watchNamespace,
+      );
+      expect(roles).toHaveLength(1);
+      // The same grants the ClusterRole gives, in that namespace only.
+      expect(list(roles[0], 'rules')).toEqual(list(find('ClusterRole', DEPLOY.name), 'rules'));
+      const binding = docs.find(
+        (d) => d['kind'] === 'RoleBinding' && at(d, 'metadata.namespace') === flags.watchNamespace,
+      );
+      expect(at(binding, 'roleRef')).toEqual({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'Role',
+        name: text(roles[0], 'metadata.name'),
+      });
+      expect(at(binding, 'subjects.0')).toEqual({
+        kind: 'ServiceAccount',
+        name: DEPLOY.name,
+        namespace: DEPLOY.namespace,
+      });
+      const vwc = docs.find((d) => d['kind'] === 'ValidatingWebhookConfiguration');
+      expect(at(vwc, 'webhooks.0.namespaceSelector')).toEqual({
+        matchLabels: { 'kubernetes.io/metadata.name': flags.watchNamespace },
+      });
+      const np = docs.find((d) => d['kind'] === 'NetworkPolicy');
+      expect(at(np, 'spec.ingress.0.from')).toEqual([{ ipBlock: { cidr: 'REPLACE-with-API-server-CIDR' } }]);
+    },
+  );
+});
+
 describe('the binary started with the Deployment arguments', () => {
   let env: TestEnv;
   let dynamo: Dynamo;
@@ -252,7 +368,13 @@ describe('the binary started with the Deployment arguments', () => {
       const r = await fetch(`http://127.0.0.1:${healthPort}${probe}`);
       return r.status === 200 ? r.text() : undefined;
     });
-    expect(ready).toContain('[+] watch ok');
+    expect(ready).toContain('[+] policy ok');
+    // The mirror's health, which no probe reads, on the path the docs name.
+    const mirror = await waitFor('mirror health', async () => {
+      const r = await fetch(`http://127.0.0.1:${healthPort}${MIRROR_HEALTH_PATH}`);
+      return r.status === 200 ? r.text() : undefined;
+    });
+    for (const check of ['watch', 'dynamodb', 'leader']) expect(mirror).toContain(`[+] ${check} ok`);
     const live = await fetch(
       `http://127.0.0.1:${healthPort}${text(container(), 'livenessProbe.httpGet.path')}`,
     );
