@@ -1,6 +1,6 @@
 /** A typed client for the simulator's admin API (`/_sim/`), over HTTP like any other tool would use it. */
 import type { CallCounts, FaultSpec } from './admin.js';
-import type { HealthIssue } from './model.js';
+import type { HealthIssue, Taint, UpdateConfig } from './model.js';
 
 export interface ClusterDrift {
   readonly version?: string;
@@ -14,6 +14,8 @@ export interface NodegroupDrift extends ClusterDrift {
   readonly instanceTypes?: readonly string[];
   readonly capacityType?: string;
   readonly labels?: Record<string, string>;
+  readonly taints?: readonly Taint[];
+  readonly updateConfig?: UpdateConfig;
 }
 
 export class SimAdminClient {

@@ -4,6 +4,7 @@
  * EKS; its errors are plain `{message}` bodies without `x-amzn-ErrorType`.
  */
 import { type HealthIssue, Prng, SimError } from './model.js';
+import { taintsFrom, updateConfigFrom } from './nodegroup-config.js';
 import type { SimState } from './state.js';
 
 /** Faults for one operation (or `*` for all). Fractions are drawn from the seeded fault PRNG. */
@@ -105,6 +106,16 @@ function issues(v: unknown): HealthIssue[] {
 
 type Body = Record<string, unknown>;
 
+/** A drift value is checked with EKS's rules but refused as an admin error, not an EKS one. */
+function asAdmin<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (e instanceof SimError) throw bad(e.message);
+    throw e;
+  }
+}
+
 function driftCluster(state: SimState, region: string, name: string, b: Body): unknown {
   const c = state.cluster(region, name);
   if (typeof b.version === 'string') c.version = b.version;
@@ -123,6 +134,10 @@ function driftNodegroup(state: SimState, region: string, name: string, ngName: s
   if (b.scaling !== undefined) ng.scaling = { ...ng.scaling, ...(b.scaling as object) };
   if (b.tags !== undefined) ng.tags = { ...(b.tags as Record<string, string>) };
   if (b.labels !== undefined) ng.labels = { ...(b.labels as Record<string, string>) };
+  if (b.taints !== undefined) ng.taints = asAdmin(() => taintsFrom(b.taints, 'taints', {}));
+  if (b.updateConfig !== undefined) {
+    ng.updateConfig = asAdmin(() => updateConfigFrom(b.updateConfig, ng.scaling.maxSize, {}));
+  }
   if (b.healthIssues !== undefined) {
     ng.healthIssues = issues(b.healthIssues);
     if (ng.status === 'ACTIVE' && ng.healthIssues.length > 0) ng.status = 'DEGRADED';

@@ -59,6 +59,9 @@ function scalingFrom(v: unknown, base: Scaling): Scaling {
 
 /** CreateNodegroup's members that become the record, validated in the order EKS reports them. */
 function createSpec(b: Readonly<Record<string, unknown>>, extra: SimError['extra']) {
+  for (const k of ['launchTemplate', 'remoteAccess', 'nodeRepairConfig', 'warmPoolConfig']) {
+    if (k in b) throw invalidParameter(`The simulator does not implement ${k}`, extra); // [sim]
+  }
   const subnets = checkSubnets(b.subnets, 1);
   const nodeRole = requireString(b, 'nodeRole');
   checkRoleArn(nodeRole);
@@ -98,12 +101,20 @@ export const createNodegroup: Handler = (r) => {
   const extra = { clusterName: c.name, nodegroupName: name };
   const spec = createSpec(b, extra);
   const version = optionalString(b, 'version');
+  const release = optionalString(b, 'releaseVersion');
   return state.idempotent(tokenKey(r, 'CreateNodegroup', `${c.name}/${name}`), fingerprint(r), () => {
     if (c.nodegroups.has(name)) {
       throw inUse(`NodeGroup already exists with name ${name} and cluster name ${c.name}`, extra); // [real]
     }
     checkClusterActive(c);
     checkNodegroupCreateVersion(c, version, name);
+    if (release !== undefined && release !== releaseFor(c.version)) {
+      // [real] eksctl#7976 (as UpdateNodegroupVersion).
+      throw invalidParameter(
+        `Requested release version ${release} is not valid for kubernetes version ${c.version}.`,
+        extra,
+      );
+    }
     if (c.nodegroups.size >= MAX_NODEGROUPS_PER_CLUSTER) {
       throw new SimError(
         400,

@@ -100,6 +100,22 @@ describe('drift', () => {
     });
   });
 
+  it('changes a node group taints and updateConfig behind the reconciler back, with EKS rules', async () => {
+    await activeCluster(h);
+    await activeNodegroup(h, { taints: [{ key: 'a', effect: 'NO_SCHEDULE' }] });
+    await h.admin.driftNodegroup('c', 'ng', {
+      taints: [{ key: 'b', value: 'x', effect: 'NO_EXECUTE' }],
+      updateConfig: { maxUnavailablePercentage: 40 },
+    });
+    const ng = (await h.eks.send(new DescribeNodegroupCommand({ clusterName: 'c', nodegroupName: 'ng' })))
+      .nodegroup;
+    expect(ng?.taints).toEqual([{ key: 'b', value: 'x', effect: 'NO_EXECUTE' }]);
+    expect(ng?.updateConfig).toEqual({ maxUnavailablePercentage: 40 });
+    await expect(
+      h.admin.driftNodegroup('c', 'ng', { taints: [{ key: 'b', effect: 'NoExecute' as 'NO_EXECUTE' }] }),
+    ).rejects.toThrow(/400.*Invalid taint effect/s);
+  });
+
   it('deletes a cluster out of band', async () => {
     await activeCluster(h);
     await h.admin.vanishCluster('c');

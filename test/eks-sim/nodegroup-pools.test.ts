@@ -383,6 +383,22 @@ describe('create validation of a node group configuration', () => {
     ['a diskSize of 0', { diskSize: 0 }, /diskSize must be a positive number/],
     ['21 instance types', { instanceTypes: Array.from({ length: 21 }, (_, i) => `m${i}.large`) }, /1 to 20/],
     [
+      'a release version of another Kubernetes version',
+      { releaseVersion: '1.29.0-20260101' },
+      'Requested release version 1.29.0-20260101 is not valid for kubernetes version 1.30.',
+    ],
+    [
+      'a launch template',
+      { launchTemplate: { name: 'lt' } },
+      'The simulator does not implement launchTemplate',
+    ],
+    ['remote access', { remoteAccess: { ec2SshKey: 'k' } }, 'The simulator does not implement remoteAccess'],
+    [
+      'a node repair configuration',
+      { nodeRepairConfig: { enabled: true } },
+      'The simulator does not implement nodeRepairConfig',
+    ],
+    [
       'more than 450 nodes',
       { scalingConfig: { minSize: 1, maxSize: 451, desiredSize: 1 } },
       'maxSize 451 exceeds the limit of 450 nodes per managed node group',
@@ -412,6 +428,13 @@ describe('create validation of a node group configuration', () => {
     );
     expect(nodegroup?.taints).toHaveLength(50);
     expect(nodegroup?.updateConfig).toEqual({ maxUnavailable: 100 });
+  });
+
+  it('a release version of the cluster version is accepted', async () => {
+    const { nodegroup } = await h.eks.send(
+      new CreateNodegroupCommand(nodegroupInput({ releaseVersion: '1.30.0-20260101' })),
+    );
+    expect(nodegroup?.releaseVersion).toBe('1.30.0-20260101');
   });
 
   it('a Windows node group defaults to a 50 GiB disk, any other to 20 GiB', async () => {
