@@ -32,7 +32,7 @@ export const FLAGS = {
   'health-port': {
     kind: 'port',
     default: String(DEFAULT_PORTS.health),
-    help: 'HTTP port of /healthz, /readyz',
+    help: 'HTTP port of /healthz, /readyz, /readyz/mirror',
   },
   'watch-namespace': { kind: 'string', default: '', help: 'namespace to mirror; empty means all namespaces' },
   'resync-seconds': {
