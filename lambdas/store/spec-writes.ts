@@ -69,7 +69,7 @@ async function applySpecOnly(
   try {
     const result = current
       ? await updateSpec(t, id, current, spec, hash, expected)
-      : await createRecord(t, id, spec, hash, expected, opts.now);
+      : await createRecord(t, id, spec, hash, expected, opts);
     if (moved) await releaseClaim(t, current.spec, id);
     return result;
   } catch (err) {
@@ -90,16 +90,19 @@ async function createRecord(
   spec: CloudClusterSpec,
   hash: string,
   expected: number | undefined,
-  now: Date = new Date(),
+  opts: ApplyOptions,
 ): Promise<ApplyResult> {
-  // Returned as the table holds it, as a read would return it.
+  // Returned as the table holds it, as a read would return it. Labels are written with it, so a
+  // selector never misses a record just created.
+  const labels = opts.labels && Object.keys(opts.labels).length > 0 ? { labels: opts.labels } : {};
   const item = asStored({
     id,
     spec,
     specHash: hash,
     generation: 1,
     version: 1,
-    createdAt: now.toISOString(),
+    createdAt: (opts.now ?? new Date()).toISOString(),
+    ...labels,
   });
   try {
     await t.doc.send(

@@ -34,6 +34,8 @@ describe('record labels (dynalite)', () => {
     const id = uniqueId('lab');
     const created = await store.applySpec(id, specOf(id), { now: T0, labels: { app: 'web' } });
     expect(created.record.labels).toEqual({ app: 'web' });
+    // Written with the record itself, not by a second write a selector could miss it before.
+    expect(created).toMatchObject({ created: true, labelsChanged: false });
     const relabeled = await store.applySpec(id, specOf(id), { labels: { app: 'api', tier: '1' } });
     expect(relabeled).toMatchObject({ changed: false, created: false, labelsChanged: true });
     expect(relabeled.record).toMatchObject({ generation: 1, version: 1, labels: { app: 'api', tier: '1' } });
