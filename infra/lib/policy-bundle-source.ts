@@ -1,16 +1,16 @@
 /**
- * Where the construct's policy bundle comes from: built by opa from this package's `policies/` at
- * synth time, or a prebuilt `bundle.tar.gz`. Either way the asset is a folder holding only
+ * Where the construct's policy bundle comes from: made from this package's `policies/` at synth time
+ * (by opa, unless a matching bundle exists), or a prebuilt `bundle.tar.gz` file. Either way the asset is a folder holding only
  * `bundle.tar.gz`, named after its content, so the asset hash follows the bundle and nothing else.
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { domainError } from '../../lambdas/core/errors.js';
 import { parseBundle } from '../../lambdas/policy/bundle.js';
-import { BUNDLE_FILE, ensurePolicyBundle, findOpa, sourceRevision } from '../../policies/build.js';
+import { BUNDLE_FILE, ensurePolicyBundle, NoPolicyBundleError } from '../../policies/build.js';
 
 const DEFAULT_ROOT = join(tmpdir(), 'cloudorch-policy');
 
@@ -23,58 +23,49 @@ export class PolicyBundleUnavailableError extends domainError(
 ) {}
 
 /**
- * Builds the policy bundle (only when its sources changed) and returns a folder holding only it,
+ * The policy bundle matching the policies (built by opa only when no bundle already matches: the one
+ * left by an earlier build, or the package's committed prebuilt one), in a folder holding only it,
  * named after the revision so the asset hash follows the policies.
  */
-export async function preparePolicyAsset(root: string = DEFAULT_ROOT, opa?: string): Promise<string> {
-  const built = await ensurePolicyBundle({ outDir: join(root, 'build'), ...(opa ? { opa } : {}) });
+export async function preparePolicyAsset(root: string = DEFAULT_ROOT, policiesDir?: string): Promise<string> {
+  const built = await ensurePolicyBundle({
+    outDir: join(root, 'build'),
+    ...(policiesDir ? { policiesDir } : {}),
+  });
   const dir = join(root, `asset-${built.revision}`);
   await mkdir(dir, { recursive: true });
   await copyFile(built.bundlePath, join(dir, BUNDLE_FILE));
   return dir;
 }
 
-/** Whether `bundlePath` holds a bundle built from the current policy sources. */
-async function isCurrent(bundlePath: string): Promise<boolean> {
-  try {
-    return parseBundle(await readFile(bundlePath)).revision === (await sourceRevision());
-  } catch {
-    return false; // missing or unreadable: it has to be built
-  }
-}
-
 export interface BuildPolicyBundleOptions {
+  /** Folder of the Rego policies and their data files. @default this package's `policies/` */
+  readonly policiesDir?: string;
   /** Folder the bundle is built and staged in. @default `cloudorch-policy` in the OS temporary folder */
   readonly workDir?: string;
-  /** Environment opa is looked up in (`OPA_BIN`, then `PATH`, then the setup cache). @default process.env */
-  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** The policy bundle the `CloudOrch` construct deploys into its bucket. */
 export class PolicyBundleSource {
   /**
-   * Compiles this package's `policies/` with opa (`opa build -t wasm`), as `cdk synth` of
-   * CloudOrch's own app does. Asynchronous because opa runs as a process: await it before
-   * constructing. Rejects with {@link PolicyBundleUnavailableError} when opa is not found, and with
-   * opa's own PolicyBuildError when the policies do not compile.
+   * The bundle of this package's `policies/` (or `policiesDir`), as `cdk synth` of CloudOrch's own
+   * app makes it: a bundle already built from the same sources, or the committed prebuilt one when
+   * it matches, else compiled by opa (`opa build -t wasm`). Asynchronous because opa runs as a
+   * process: await it before constructing. Rejects with {@link PolicyBundleUnavailableError} when
+   * a build is needed and opa is not found, and with opa's PolicyBuildError when the policies do
+   * not compile.
    */
   static async build(options: BuildPolicyBundleOptions = {}): Promise<PolicyBundleSource> {
-    const root = options.workDir ?? DEFAULT_ROOT;
-    let opa: string | undefined;
-    let missing: unknown;
     try {
-      opa = findOpa(options.env);
+      return new PolicyBundleSource(await preparePolicyAsset(options.workDir, options.policiesDir));
     } catch (cause) {
-      missing = cause;
-    }
-    // A bundle already built from the same sources needs no opa (as before this class existed).
-    if (opa === undefined && !(await isCurrent(join(root, 'build', BUNDLE_FILE))))
+      if (!(cause instanceof NoPolicyBundleError)) throw cause;
       throw new PolicyBundleUnavailableError(
-        'cannot build the CloudOrch policy bundle: the opa CLI was not found (set OPA_BIN, or run ' +
-          '`. scripts/setup.sh`), and no prebuilt bundle was given (PolicyBundleSource.fromFile)',
-        { cause: missing },
+        `cannot build the CloudOrch policy bundle: ${cause.message}. Set OPA_BIN to the opa binary or ` +
+          'run `. scripts/setup.sh`, or pass a prebuilt bundle with PolicyBundleSource.fromFile(path)',
+        { cause },
       );
-    return new PolicyBundleSource(await preparePolicyAsset(root, opa));
+    }
   }
 
   /**

@@ -2,17 +2,17 @@
  * The two ways the construct gets its policy bundle (built by opa, or a prebuilt file) and the typed
  * error when neither can work.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   PolicyBundleSource,
   PolicyBundleUnavailableError,
   preparePolicyAsset,
 } from '../../infra/lib/index.js';
 import { parseBundle } from '../../lambdas/policy/bundle.js';
-import { BUNDLE_FILE } from '../../policies/build.js';
+import { BUNDLE_FILE, NoPolicyBundleError, POLICY_DIR, sourceRevision } from '../../policies/build.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cloudorch-bundle-source-'));
 let built: string;
@@ -41,29 +41,44 @@ describe('PolicyBundleSource.fromFile', () => {
 });
 
 describe('PolicyBundleSource.build', () => {
-  it('compiles the policies with opa into the bundle the construct deploys', async () => {
+  it('makes the bundle of the policies the construct deploys', async () => {
     const source = await PolicyBundleSource.build({ workDir: join(work, 'build') });
     const bundle = parseBundle(readFileSync(join(source.assetDir, BUNDLE_FILE)));
-    expect(bundle.revision).toMatch(/^[0-9a-f]{16}$/);
+    expect(bundle.revision).toBe(await sourceRevision());
   });
 
-  it('without opa, fails naming OPA_BIN, scripts/setup.sh and the prebuilt alternative', async () => {
-    const env = { PATH: '', CLOUDORCH_CACHE: join(work, 'empty-cache') };
-    const err = await PolicyBundleSource.build({ env, workDir: join(work, 'no-opa') }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(PolicyBundleUnavailableError);
-    const e = err as PolicyBundleUnavailableError;
-    expect(e.message).toContain('OPA_BIN');
-    expect(e.message).toContain('scripts/setup.sh');
-    expect(e.message).toContain('PolicyBundleSource.fromFile');
-    expect(e.remediation).toContain('OPA_BIN');
-  });
+  describe('without opa', () => {
+    beforeEach(() => {
+      vi.stubEnv('OPA_BIN', '');
+      vi.stubEnv('PATH', '');
+      vi.stubEnv('CLOUDORCH_CACHE', join(work, 'empty-cache'));
+    });
+    afterEach(() => {
+      vi.unstubAllEnvs();
+    });
 
-  it('without opa, reuses a bundle already built from the same policy sources', async () => {
-    const env = { PATH: '', CLOUDORCH_CACHE: join(work, 'empty-cache') };
-    const source = await PolicyBundleSource.build({ env, workDir: join(work, 'built') });
-    expect(readFileSync(join(source.assetDir, BUNDLE_FILE))).toEqual(readFileSync(built));
+    it('fails for policies no bundle matches, naming OPA_BIN, scripts/setup.sh and fromFile', async () => {
+      const changed = join(work, 'changed-policies');
+      cpSync(POLICY_DIR, changed, { recursive: true, filter: (f) => !/\/(build|prebuilt)(\/|$)/.test(f) });
+      writeFileSync(join(changed, 'zz_extra.rego'), 'package cloudorch.extra\n\nanswer := 42\n');
+      const err = await PolicyBundleSource.build({
+        policiesDir: changed,
+        workDir: join(work, 'no-opa'),
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(PolicyBundleUnavailableError);
+      const e = err as PolicyBundleUnavailableError;
+      expect(e.cause).toBeInstanceOf(NoPolicyBundleError);
+      for (const hint of ['OPA_BIN', 'scripts/setup.sh', 'PolicyBundleSource.fromFile'])
+        expect(e.message).toContain(hint);
+      expect(e.remediation).toContain('OPA_BIN');
+    });
+
+    it('reuses a bundle already built from the same policy sources', async () => {
+      const source = await PolicyBundleSource.build({ workDir: join(work, 'built') });
+      expect(readFileSync(join(source.assetDir, BUNDLE_FILE))).toEqual(readFileSync(built));
+    });
   });
 });
