@@ -16,7 +16,7 @@ import {
 import { DynamoDesiredStateStore } from '../lambdas/store/dynamo-store.js';
 import { describeError } from './api-errors.js';
 import { FINALIZER } from './constants.js';
-import { EventRecorder } from './events.js';
+import { EventRecorder, type EventSink, type EventSubject } from './events.js';
 import type { BridgeFlags } from './flags.js';
 import { GenerationMap } from './generations.js';
 import { startHealthServer } from './health.js';
@@ -53,6 +53,8 @@ export interface BridgeDeps {
   /** Called when leadership is lost; main.ts exits so the pod restarts as a follower. */
   readonly onLostLeadership?: () => void;
   readonly beforeWrite?: BeforeWrite;
+  /** This replica's Pod, for Events about the replica itself; default POD_NAME, POD_NAMESPACE, POD_UID. */
+  readonly pod?: { readonly name: string; readonly namespace: string; readonly uid: string };
 }
 
 export interface RunningBridge {
@@ -70,6 +72,17 @@ export interface RunningBridge {
 const identityOf = (deps: BridgeDeps): string =>
   deps.identity ?? process.env['POD_NAME'] ?? `${hostname()}-${process.pid}`;
 
+/** The Pod as an Event subject, when the Deployment passes its name, namespace and uid. */
+function podOf(deps: BridgeDeps): EventSubject | undefined {
+  const env = process.env;
+  const pod =
+    deps.pod ??
+    (env['POD_NAME'] && env['POD_NAMESPACE'] && env['POD_UID']
+      ? { name: env['POD_NAME'], namespace: env['POD_NAMESPACE'], uid: env['POD_UID'] }
+      : undefined);
+  return pod && { apiVersion: 'v1', kind: 'Pod', metadata: pod };
+}
+
 /** The queue writes only while this replica leads (or always, without leader election). */
 function startWriting(
   flags: BridgeFlags,
@@ -77,6 +90,7 @@ function startWriting(
   queue: WorkQueue,
   everyKey: () => void,
   log: Log,
+  events: EventSink,
 ): LeaderElector | undefined {
   if (!flags.leaderElect) {
     queue.start();
@@ -96,6 +110,17 @@ function startWriting(
     onStoppedLeading: () => {
       queue.pause();
       deps.onLostLeadership?.();
+    },
+    // The Pod stays Ready (its webhook works), so `kubectl describe pod` is where this shows.
+    onFailing: (reason) => {
+      const pod = podOf(deps);
+      if (pod)
+        events.record(pod, {
+          type: 'Warning',
+          reason: 'LeaderElectionFailing',
+          action: 'LeaderElection',
+          note: reason,
+        });
     },
   });
   elector.start();
@@ -179,7 +204,7 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
     engine: deps.engine,
     elector: () => elector,
   });
-  elector = startWriting(flags, deps, queue, everyKey, log);
+  elector = startWriting(flags, deps, queue, everyKey, log, events);
   informer.start();
   // Status comes from DynamoDB, which the bridge does not watch: re-read every record periodically.
   const resync = setInterval(everyKey, flags.resyncSeconds * 1000);

@@ -15,7 +15,18 @@ import {
   V1MicroTime,
 } from '@kubernetes/client-node';
 import { describeError, kubeStatusOf } from './api-errors.js';
-import type { CloudClusterObject } from './kube.js';
+
+/** What an Event is about: a CloudCluster, or the bridge's own Pod. */
+export interface EventSubject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly uid: string;
+    readonly resourceVersion?: string;
+  };
+}
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -30,7 +41,7 @@ export interface BridgeEvent {
 
 /** Where the mirror reports events; `record` returns at once and never throws. */
 export interface EventSink {
-  record(obj: CloudClusterObject, event: BridgeEvent): void;
+  record(obj: EventSubject, event: BridgeEvent): void;
 }
 
 export const NO_EVENTS: EventSink = { record: () => {} };
@@ -78,7 +89,7 @@ export class EventRecorder implements EventSink {
     this.api = opts.kc.makeApiClient(EventsV1Api);
   }
 
-  record(obj: CloudClusterObject, event: BridgeEvent): void {
+  record(obj: EventSubject, event: BridgeEvent): void {
     const e = { ...event, note: truncateNote(event.note) };
     const m = obj.metadata;
     const key = JSON.stringify([m.namespace, m.name, m.uid, e.type, e.reason, e.action, e.note]);
@@ -105,7 +116,7 @@ export class EventRecorder implements EventSink {
     return this.opts.clock?.() ?? Date.now();
   }
 
-  private async write(key: string, obj: CloudClusterObject, e: BridgeEvent): Promise<void> {
+  private async write(key: string, obj: EventSubject, e: BridgeEvent): Promise<void> {
     const now = this.now();
     const seen = this.seen.get(key);
     if (seen && now - seen.lastObserved <= SERIES_WINDOW_MS) {
@@ -129,7 +140,7 @@ export class EventRecorder implements EventSink {
     await this.create(key, obj, e, now);
   }
 
-  private async create(key: string, obj: CloudClusterObject, e: BridgeEvent, now: number): Promise<void> {
+  private async create(key: string, obj: EventSubject, e: BridgeEvent, now: number): Promise<void> {
     const { namespace, name, uid, resourceVersion } = obj.metadata;
     // client-go names events `<object>.<unix nanos in hex>`; a counter keeps names unique per ms.
     const eventName = `${name}.${(BigInt(now) * 1_000_000n + BigInt(this.sequence++ % 1_000_000)).toString(16)}`;
@@ -146,7 +157,14 @@ export class EventRecorder implements EventSink {
         reason: e.reason,
         type: e.type,
         note: e.note,
-        regarding: { apiVersion: obj.apiVersion, kind: obj.kind, namespace, name, uid, resourceVersion },
+        regarding: {
+          apiVersion: obj.apiVersion,
+          kind: obj.kind,
+          namespace,
+          name,
+          uid,
+          ...(resourceVersion ? { resourceVersion } : {}),
+        },
       },
     });
     this.seen.delete(key);

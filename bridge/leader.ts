@@ -31,6 +31,8 @@ export interface LeaderOptions {
   readonly log: (m: string) => void;
   /** Failed attempts in a row before {@link LeaderElector.health} reports a reason; default 3. */
   readonly failureThreshold?: number;
+  /** Called once each time the election starts failing (reaches the threshold). */
+  readonly onFailing?: (reason: string) => void;
 }
 
 export const DEFAULT_FAILURE_THRESHOLD = 3;
@@ -80,6 +82,9 @@ export class LeaderElector {
         this.failures++;
         this.lastError = describeError(err);
         this.opts.log(`lease ${this.opts.namespace}/${this.opts.name}: ${this.lastError}`);
+        const reason =
+          this.failures === (this.opts.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD) && this.health();
+        if (reason) this.opts.onFailing?.(reason);
       }
       const now = Date.now();
       if (ok) this.lastRenew = now;

@@ -35,6 +35,7 @@ import { makePki, startTestEnv, type TestEnv } from './testenv.js';
 
 const NS = 'team-a';
 const MISSING_NS = 'no-such-namespace';
+const POD = { name: 'cloudorch-bridge-7d9f-abcde', namespace: 'cloudorch-system', uid: 'pod-uid-1' };
 let env: TestEnv;
 let core: CoreStub;
 let dynamo: Dynamo;
@@ -114,6 +115,7 @@ describe('in a cluster whose API server calls the webhook', () => {
         leaseDurationSeconds: 3,
       },
       log: (m) => logs.push(m),
+      pod: POD,
     });
     try {
       const allowed = await create('valid-during-outage', validSpec({ clusterName: 'valid-during-outage' }));
@@ -138,6 +140,16 @@ describe('in a cluster whose API server calls the webhook', () => {
         `[-] leader: cannot take Lease ${MISSING_NS}/cloudorch-bridge-leader (3 failed attempts in a row): KubeApiError: status 404, reason NotFound, message namespaces "${MISSING_NS}" not found`,
       );
       expect(bridge.isLeader()).toBe(false);
+      // The Pod stays Ready, so the reason also goes where `kubectl describe pod` shows it.
+      const podEvent = await waitFor('Pod Event', async () =>
+        (await eventsFor(POD.name, POD.namespace)).find((e) => e.reason === 'LeaderElectionFailing'),
+      );
+      expect(podEvent).toMatchObject({
+        type: 'Warning',
+        action: 'LeaderElection',
+        regarding: { kind: 'Pod', name: POD.name, uid: POD.uid },
+      });
+      expect(podEvent.note).toContain(`namespaces "${MISSING_NS}" not found`);
       expect(logs).toContain(
         `lease ${MISSING_NS}/cloudorch-bridge-leader: KubeApiError: status 404, reason NotFound, message namespaces "${MISSING_NS}" not found`,
       );

@@ -251,6 +251,23 @@ describe('network policy, spread and the namespaced variant', () => {
     expect(probes).not.toContain(MIRROR_HEALTH_PATH);
   });
 
+  it('the Pod environment the binary reads comes from the downward API, with Events allowed in its namespace', () => {
+    const env = list(container(), 'env');
+    for (const [name, field] of [
+      ['POD_NAME', 'metadata.name'],
+      ['POD_NAMESPACE', 'metadata.namespace'],
+      ['POD_UID', 'metadata.uid'],
+    ])
+      expect(env.find((e) => e['name'] === name)?.['valueFrom']).toEqual({ fieldRef: { fieldPath: field } });
+    const own = find('Role', 'cloudorch-bridge-leader-election');
+    expect(at(own, 'metadata.namespace')).toBe(DEPLOY.namespace);
+    expect(list(own, 'rules')).toContainEqual({
+      apiGroups: ['events.k8s.io'],
+      resources: ['events'],
+      verbs: ['create', 'patch'],
+    });
+  });
+
   it('the base grants Events (events.k8s.io) with the CloudCluster permissions', () => {
     const rules = list(find('ClusterRole', DEPLOY.name), 'rules');
     expect(rules).toContainEqual({

@@ -175,7 +175,12 @@ export function testFlags(over: Partial<BridgeFlags> = {}): BridgeFlags {
 export async function startTestBridge(
   env: TestEnv,
   dynamo: Dynamo,
-  opts: { beforeWrite?: BeforeWrite; flags?: Partial<BridgeFlags>; log?: (m: string) => void } = {},
+  opts: {
+    beforeWrite?: BeforeWrite;
+    flags?: Partial<BridgeFlags>;
+    log?: (m: string) => void;
+    pod?: { name: string; namespace: string; uid: string };
+  } = {},
 ): Promise<RunningBridge> {
   return startBridge(testFlags({ webhookCertDir: env.pki.webhookCertDir, ...opts.flags }), {
     kc: env.kubeConfig(),
@@ -183,6 +188,7 @@ export async function startTestBridge(
     engine: new PolicyEngine({ source: new FileBundleSource(BUNDLE_PATH) }),
     log: opts.log ?? (() => {}),
     ...(opts.beforeWrite ? { beforeWrite: opts.beforeWrite } : {}),
+    ...(opts.pod ? { pod: opts.pod } : {}),
   });
 }
 
