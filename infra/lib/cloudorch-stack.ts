@@ -2,7 +2,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { CloudOrch, type CloudOrchProps } from './cloudorch.js';
-import { VERSION_TAG } from './version.js';
+import { VERSION_TAG } from './package-info.js';
 
 export interface CloudOrchStackProps extends StackProps, CloudOrchProps {}
 

@@ -25,12 +25,12 @@ import { EksRoles } from './eks-roles.js';
 import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
 import { resourceFinding } from './nag.js';
 import { Observability } from './observability.js';
+import { packageVersion, VERSION_TAG } from './package-info.js';
 import { PolicyBundle } from './policy-bundle.js';
 import type { PolicyBundleSource } from './policy-bundle-source.js';
 import { ReconcileStateMachine } from './state-machine.js';
 import { DesiredStateTable } from './table.js';
 import { Triggers } from './triggers.js';
-import { packageVersion, VERSION_TAG } from './version.js';
 
 /**
  * Settings of one CloudOrch deployment. Only `policyBundle` is required; every other prop has the

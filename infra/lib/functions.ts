@@ -4,8 +4,7 @@
  * (the runtime's own SDK copy may be older). Each function gets its own role holding only its
  * log group; capabilities are granted separately (see capabilities.ts).
  */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -13,8 +12,10 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
+import { PACKAGE_ROOT } from './package-info.js';
 
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The package root (found by its package.json, so a compiled copy of this module finds it too). */
+export const PROJECT_ROOT = PACKAGE_ROOT;
 const PORTABLE_SOURCEMAP = join(PROJECT_ROOT, 'infra', 'bundling', 'portable-sourcemap.mjs');
 const FUNCTIONS_DIR = join(PROJECT_ROOT, 'lambdas', 'functions');
 

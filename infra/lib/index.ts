@@ -11,6 +11,7 @@ export {
 export { type BridgeIrsa, type BridgeRoleProps, POD_IDENTITY_TAGS } from './bridge-role.js';
 export { CloudOrch, type CloudOrchProps } from './cloudorch.js';
 export { CloudOrchStack, type CloudOrchStackProps, OUTPUT_ENV } from './cloudorch-stack.js';
+export { packageVersion, VERSION_TAG } from './package-info.js';
 export { BUNDLE_KEY_PREFIX, BUNDLE_OBJECT, PolicyBundle } from './policy-bundle.js';
 export {
   type BuildPolicyBundleOptions,
@@ -18,4 +19,3 @@ export {
   PolicyBundleUnavailableError,
   preparePolicyAsset,
 } from './policy-bundle-source.js';
-export { packageVersion, VERSION_TAG } from './version.js';
