@@ -41,18 +41,23 @@ function parseBody(body: unknown): unknown {
   }
 }
 
+/** A `Status` object (an error body, a watch ERROR event's object), or undefined if it is not one. */
+export function statusFromObject(x: unknown, fallbackCode = 0): KubeStatus | undefined {
+  if (!isObject(x) || x['kind'] !== 'Status') return undefined;
+  return {
+    code: typeof x['code'] === 'number' ? x['code'] : fallbackCode,
+    reason: typeof x['reason'] === 'string' ? x['reason'] : '',
+    message: typeof x['message'] === 'string' ? x['message'] : '',
+  };
+}
+
 /** The Status of an ApiException (its body, when it is one), or undefined for anything else. */
 export function kubeStatusOf(err: unknown): KubeStatus | undefined {
   if (err instanceof KubeApiError) return err.status;
   if (!(err instanceof ApiException)) return undefined;
   const body = parseBody(err.body);
-  if (isObject(body) && body['kind'] === 'Status') {
-    return {
-      code: typeof body['code'] === 'number' ? body['code'] : err.code,
-      reason: typeof body['reason'] === 'string' ? body['reason'] : '',
-      message: typeof body['message'] === 'string' ? body['message'] : '',
-    };
-  }
+  const status = statusFromObject(body, err.code);
+  if (status) return status;
   // Not a Status (a proxy's HTML page, an empty body): keep a short, unescaped excerpt.
   const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
   return { code: err.code, reason: '', message: text.slice(0, 300) };

@@ -5,7 +5,7 @@
  * mirror sees the current state of each object. It never gives up: failures back off with jitter.
  */
 
-import { describeError } from './api-errors.js';
+import { describeError, formatStatus, statusFromObject } from './api-errors.js';
 import {
   asCloudCluster,
   type CloudClusterApi,
@@ -134,7 +134,8 @@ export class CloudClusterInformer {
         if (type === 'ERROR') {
           const code = typeof raw === 'object' && raw !== null ? (raw as { code?: unknown }).code : undefined;
           if (code === 410) gone = true;
-          this.lastError = `watch ERROR event: ${JSON.stringify(raw).slice(0, 200)}`;
+          const status = statusFromObject(raw);
+          this.lastError = `watch ERROR event: ${status ? formatStatus(status) : JSON.stringify(raw).slice(0, 200)}`;
           return;
         }
         const rv = (raw as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
