@@ -86,7 +86,8 @@ describe('npm package', () => {
     expect(existsSync(join(installed, 'node_modules', 'aws-cdk-lib'))).toBe(false);
   });
 
-  it('answers --help', async () => {
+  it('answers --version with the package version, and --help', async () => {
+    expect(await cloudorch('--version')).toMatchObject({ code: 0, stdout: `${version}\n` });
     const r = await cloudorch('--help');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Usage: cloudorch');
