@@ -180,12 +180,14 @@ describe('cloudorch get, delete and reconcile, kubectl-style', () => {
     expect(bad.stderr).toMatch(/^error: -l: term "tier in \(1": /);
   });
 
-  it('a bare name two namespaces share is an error listing both, for get, describe and delete; nothing is deleted', async () => {
+  it('a bare name two namespaces share is an error listing both, for get, describe, delete, reconcile and sim drift; nothing is deleted', async () => {
     for (const args of [
       ['get', 'web'],
       ['get', '-A', 'web'],
       ['describe', 'web'],
       ['delete', 'web'],
+      ['reconcile', 'web'],
+      ['sim', 'drift', 'web', '--nodes', '3'],
     ]) {
       const r = await run(args);
       expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
