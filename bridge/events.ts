@@ -15,6 +15,7 @@ import {
   V1MicroTime,
 } from '@kubernetes/client-node';
 import { describeError, kubeStatusOf } from './api-errors.js';
+import { sleep } from './retry.js';
 
 /** What an Event is about: a CloudCluster, or the bridge's own Pod. */
 export interface EventSubject {
@@ -107,9 +108,15 @@ export class EventRecorder implements EventSink {
     this.chains.set(key, next);
   }
 
-  /** Resolves when every write started so far has finished (tests, shutdown). */
-  async flush(): Promise<void> {
-    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  /**
+   * Resolves when every write started so far has finished (tests, shutdown), or after `maxWaitMs`:
+   * an API server that does not answer must not hold a shutdown.
+   */
+  async flush(maxWaitMs = 5_000): Promise<void> {
+    const deadline = Date.now() + maxWaitMs;
+    while (this.chains.size > 0 && Date.now() < deadline) {
+      await Promise.race([Promise.all([...this.chains.values()]), sleep(deadline - Date.now())]);
+    }
   }
 
   private now(): number {
