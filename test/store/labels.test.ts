@@ -4,7 +4,10 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeOf } from '../../lambdas/handlers/triggers/on-change.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { RecordNotFoundError } from '../../lambdas/store/errors.js';
 import { createTable } from '../../local/store/table.js';
@@ -49,6 +52,19 @@ describe('record labels (dynalite)', () => {
     await store.writeLabels(id, { keep: 'me' });
     await store.applySpec(id, { ...specOf(id), nodeCount: 7 });
     expect(await store.get(id)).toMatchObject({ generation: 2, labels: { keep: 'me' } });
+  });
+
+  it('a label write is a stream change on-change starts nothing for', async () => {
+    const id = uniqueId('quiet');
+    await store.applySpec(id, specOf(id), { now: T0 });
+    const before = await store.get(id);
+    const after = await store.writeLabels(id, { app: 'web' });
+    const image = (r: object | undefined) => marshall(r ?? {}, { removeUndefinedValues: true });
+    const event = {
+      eventName: 'MODIFY',
+      dynamodb: { OldImage: image(before), NewImage: image(after) },
+    } as unknown as DynamoDBRecord;
+    expect(changeOf(event)).toBeUndefined();
   });
 
   it('writeLabels refuses a record that does not exist', async () => {
