@@ -242,6 +242,17 @@ function sweepEvery(ms: number, sweepNow: () => Promise<unknown>, stops: Stops):
   stops.push(async () => clearInterval(timer));
 }
 
+/** The control plane's own copy of the policy bundle, removed when it stops. */
+async function servePolicy(opts: ControlPlaneOptions, stops: Stops) {
+  const served = await servePolicyBundle({
+    ...(opts.policyBuildDir ? { buildDir: opts.policyBuildDir } : {}),
+    ...(opts.watchPolicies ? { watch: true } : {}),
+    ...(opts.log ? { log: opts.log } : {}),
+  });
+  stops.push(() => served.stop());
+  return served;
+}
+
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const stops: Stops = [];
   const stop = async () => {
@@ -254,13 +265,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
     const sim = await startSimulator(opts, stops);
 
-    const served = await servePolicyBundle({
-      ...(opts.policyBuildDir ? { buildDir: opts.policyBuildDir } : {}),
-      ...(opts.watchPolicies ? { watch: true } : {}),
-      ...(opts.log ? { log: opts.log } : {}),
-    });
-    stops.push(() => served.stop());
-    const { bundlePath } = served;
+    const { bundlePath } = await servePolicy(opts, stops);
 
     const feed = new ChangeFeed({ tableName: TABLE, region: LOCAL_REGION });
     // dynalite has no streams: the feed mirrors the store client's writes instead.
