@@ -20,6 +20,8 @@ export interface ObjectMeta {
   readonly generation: number;
   readonly resourceVersion: string;
   readonly finalizers?: readonly string[];
+  /** Mirrored to the record's labels (`cloudorch get -l` selects on them). */
+  readonly labels?: Readonly<Record<string, string>>;
   readonly deletionTimestamp?: string;
   readonly creationTimestamp?: string;
 }

@@ -9,6 +9,7 @@
  * against a fresh read; anything else goes back to the work queue, which retries later.
  */
 import type { Condition } from '../lambdas/core/conditions.js';
+import { validateLabels } from '../lambdas/core/labels.js';
 import { formatIssues, validateSpec } from '../lambdas/core/spec/validate.js';
 import { applyOutcome, type Outcome } from '../lambdas/core/status.js';
 import {
@@ -100,6 +101,13 @@ export class Mirror {
     }
     const v = validateSpec(obj.spec);
     if (!v.ok) return this.refused(key, obj, { kind: 'SpecInvalid', message: formatIssues(v.issues) });
+    // The API server enforces the same label rules; checked again, as for every other input.
+    const l = validateLabels(obj.metadata.labels ?? {});
+    if (!l.ok)
+      return this.refused(key, obj, {
+        kind: 'SpecInvalid',
+        message: l.issues.map((i) => `${i.field}: ${i.message}`).join('; '),
+      });
     // A cached object older than one already mirrored must not roll the record back.
     const latest = generations.latest(key, obj.metadata.uid);
     if (latest && latest.crGeneration > obj.metadata.generation) return 'stale';
@@ -107,7 +115,11 @@ export class Mirror {
     try {
       const record = await store.get(key);
       await this.before(key, 'spec');
-      applied = await store.applySpec(key, v.spec, { expectedVersion: record?.version ?? 0 });
+      // Labels ride along: a label-only change writes them and bumps no generation.
+      applied = await store.applySpec(key, v.spec, {
+        expectedVersion: record?.version ?? 0,
+        labels: l.labels,
+      });
     } catch (err) {
       // Only this CR is affected, and it says why; the rest of the fleet carries on.
       if (err instanceof RecordInvalidError)

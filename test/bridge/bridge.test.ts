@@ -189,6 +189,28 @@ describe('mirror', () => {
     );
   });
 
+  it("mirrors the CR's labels to the record; a label-only change bumps no generation", async () => {
+    const before = await waitFor('record team-a/alpha', () => dynamo.store.get(`${NS}/alpha`));
+    await mergePatch(crPath(NS, 'alpha'), {
+      metadata: { labels: { tier: 'gold', 'example.com/team': 'a' } },
+    });
+    const labelled = await waitFor('labels on the record', async () => {
+      const r = await dynamo.store.get(`${NS}/alpha`);
+      return r?.labels?.['tier'] === 'gold' ? r : undefined;
+    });
+    expect(labelled.labels).toEqual({ tier: 'gold', 'example.com/team': 'a' });
+    expect(labelled.generation).toBe(before.generation);
+    expect(labelled.specHash).toBe(before.specHash);
+    // Removing a label on the CR removes it from the record: the CR's labels are the whole set.
+    await mergePatch(crPath(NS, 'alpha'), { metadata: { labels: { tier: null } } });
+    const removed = await waitFor('label removed', async () => {
+      const r = await dynamo.store.get(`${NS}/alpha`);
+      return r && r.labels?.['tier'] === undefined ? r : undefined;
+    });
+    expect(removed.labels).toEqual({ 'example.com/team': 'a' });
+    expect(removed.generation).toBe(before.generation);
+  });
+
   it('a CR naming a cluster another record manages is refused on the CR, naming it; no record is written', async () => {
     // alpha holds cluster team-a; twin names it too (the webhook refuses this up front when registered).
     await createCr('twin', validSpec());
