@@ -34,9 +34,15 @@ export interface ServedPolicy {
   stop(): Promise<void>;
 }
 
-/** A change that can alter the bundle: not build output, not a test file. */
-const relevant = (file: string | null): boolean =>
-  file === null || !(file.startsWith('build') || file.endsWith('_test.rego'));
+/**
+ * A change that can alter the bundle: a policy or data file (what the build packs), not under the
+ * build output folders, not a test. A directory event (no file name, or a folder) counts.
+ */
+export const relevant = (file: string | null): boolean =>
+  file === null ||
+  (!/^(build|prebuilt)([/\\]|$)/.test(file) &&
+    !file.endsWith('_test.rego') &&
+    (/\.(rego|json|ya?ml)$/.test(file) || !/\.[a-z]+$/i.test(file)));
 
 export async function servePolicyBundle(opts: ServedPolicyOptions = {}): Promise<ServedPolicy> {
   const policiesDir = opts.policiesDir ?? POLICY_DIR;

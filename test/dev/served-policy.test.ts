@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBundle } from '../../lambdas/policy/bundle.js';
-import { servePolicyBundle } from '../../local/runtime/served-policy.js';
+import { relevant, servePolicyBundle } from '../../local/runtime/served-policy.js';
 import { buildPolicyBundle, POLICY_DIR } from '../../policies/build.js';
 
 let tmp: string;
@@ -31,6 +31,20 @@ afterAll(async () => {
 });
 
 describe('the policy bundle dev serves', () => {
+  it('rebuilds only for changes that can alter the bundle', () => {
+    for (const f of ['rules/x.rego', 'allowlists.json', 'settings.yaml', 'rules', null])
+      expect(relevant(f)).toBe(true);
+    for (const f of [
+      'rules/x_test.rego',
+      'build/bundle.tar.gz',
+      'prebuilt/bundle.tar.gz',
+      'build',
+      'build.ts',
+      'check.ts',
+    ])
+      expect(relevant(f)).toBe(false);
+  });
+
   it('is its own copy: a build of the policies folder does not change it', async () => {
     const dir = await policiesCopy('copy');
     const served = await servePolicyBundle({ policiesDir: dir });
