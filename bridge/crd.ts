@@ -101,6 +101,7 @@ export const statusSchema: Json = {
       properties: {
         health: str,
         version: str,
+        nodegroup: str,
         nodeCount: int,
         instanceType: str,
         capacityType: str,

@@ -24,6 +24,8 @@ import type { DriftItem } from './plan/fields.js';
 export interface ObservedSummary {
   readonly health: Health;
   readonly version?: string;
+  /** The observed managed node group's name (the one the counts below describe). */
+  readonly nodegroup?: string;
   readonly nodeCount?: number;
   readonly instanceType?: string;
   readonly capacityType?: string;

@@ -81,6 +81,9 @@ describe('pipeline scenarios', () => {
     });
     expect(st?.observed?.arn).toBe(`arn:aws:eks:us-east-1:${LOCAL_ACCOUNT}:cluster/create`);
     const eks = await describeCluster('create');
+    // The status names the node group it describes (`get -o wide` shows it).
+    expect(st?.observed?.nodegroup).toBe(eks?.nodegroups[0]?.nodegroupName);
+    expect(st?.observed?.nodegroup).toBeTruthy();
     expect(eks?.cluster.tags?.[OWNER_TAG]).toBe('team/create');
     expect(eks?.nodegroups.map((n) => [n.instanceTypes, n.scalingConfig?.desiredSize])).toEqual([
       [['t3.large'], 3],

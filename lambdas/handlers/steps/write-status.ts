@@ -27,6 +27,7 @@ function summarize(o: Observation | undefined, id: string): ObservedSummary | un
     owned: ownershipOf(c.tags, id) === 'owned',
     ...(ng
       ? {
+          nodegroup: ng.name,
           nodeCount: ng.scaling.desiredSize,
           instanceType: ng.instanceTypes.join(','),
           capacityType: ng.capacityType,

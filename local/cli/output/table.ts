@@ -14,11 +14,17 @@ export interface TableOptions {
 }
 
 /**
- * SUBNETS: the spec's (`default`: the deployment's); NODEGROUP: the observed group's capacity type
- * (the status does not carry its name); LAST-OP: the last EKS operation and its age; LAST-DRIFT:
+ * SUBNETS: the spec's (`default`: the deployment's); NODEGROUP: the observed group's name and
+ * capacity type; LAST-OP: the last EKS operation and its age; LAST-DRIFT:
  * the fields found drifted by the last run; GENERATION: the spec's, and the one last reconciled.
  */
 export const WIDE_COLUMNS = ['SUBNETS', 'NODEGROUP', 'LAST-OP', 'LAST-DRIFT', 'GENERATION'] as const;
+
+/** `name (CAPACITY)`; a status written before names were recorded shows the capacity type alone. */
+function nodegroupCell(o: NonNullable<ClusterRecord['status']>['observed']): string {
+  if (!o?.nodegroup) return o?.capacityType ?? '-';
+  return o.capacityType ? `${o.nodegroup} (${o.capacityType})` : o.nodegroup;
+}
 
 function wideCells(r: ClusterRecord, now: Date): string[] {
   const subnets = r.spec.network?.subnetIds;
@@ -26,7 +32,7 @@ function wideCells(r: ClusterRecord, now: Date): string[] {
   const drift = r.status?.lastDrift ?? [];
   return [
     subnets?.length ? subnets.join(',') : 'default',
-    r.status?.observed?.capacityType ?? '-',
+    nodegroupCell(r.status?.observed),
     op ? `${op.operation} (${age(op.lastAt ?? op.at, now)})` : '-',
     drift.length > 0 ? drift.map((d) => d.field).join(',') : '-',
     `${r.generation} (observed ${r.status?.observedGeneration ?? '-'})`,
