@@ -1,9 +1,9 @@
 /**
  * The CLI's reader of Reconcile executions, for `describe`: which execution to show for a record, and
  * what Step Functions says of it (DescribeExecution, GetExecutionHistory newest first). Its client
- * takes the SDK options the target's own Step Functions client takes (compose's `sdkOptions`): the
- * dev state file's endpoint, region and local credentials, or the program's --region (and the
- * profile the target put in the environment) with --state-machine-arn for a deployed stack.
+ * takes the SDK options the target's own Step Functions client takes (compose's `sdkOptions` over the
+ * target's wiring): dev's endpoint and local credentials, or the stack's region however the target
+ * was chosen (flags, environment, named target), with its state machine when it names one.
  */
 import {
   DescribeExecutionCommand,
@@ -15,10 +15,8 @@ import {
 import { sdkOptions } from '../../lambdas/handlers/compose.js';
 import { executionName } from '../../lambdas/handlers/execution-name.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
-import { devStatePath, readDevState } from '../dev/state-file.js';
-import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';
 import { type ExecutionReport, failurePoint } from './execution-failure.js';
-import type { TargetOptions } from './target.js';
+import type { Target } from './target.js';
 
 export interface ExecutionSource {
   readonly client: SFNClient;
@@ -30,22 +28,14 @@ export interface ExecutionSource {
 /** A source, or why there is none. */
 export type SourceOrWhy = ExecutionSource | { readonly unavailable: string };
 
-export async function executionSource(kind: 'local' | 'aws', opts: TargetOptions): Promise<SourceOrWhy> {
-  if (kind === 'aws') {
-    const client = new SFNClient(sdkOptions({ env: opts.region ? { AWS_REGION: opts.region } : {} }, 'sfn'));
-    return {
-      client,
-      ...(opts.stateMachineArn ? { stateMachineArn: opts.stateMachineArn } : {}),
-      close: () => client.destroy(),
-    };
-  }
-  const state = await readDevState(devStatePath());
-  if (!state) return { unavailable: `no running 'cloudorch dev' found (${devStatePath()})` };
-  const { region, endpoints } = state;
-  const client = new SFNClient(
-    sdkOptions({ env: {}, endpoints: { ...endpoints, region, credentials: LOCAL_CREDENTIALS } }, 'sfn'),
-  );
-  return { client, stateMachineArn: state.stateMachineArn, close: () => client.destroy() };
+/** A Step Functions client wired as the target's own clients are (its endpoint, region, credentials). */
+export function executionSource(t: Pick<Target, 'wiring' | 'stateMachineArn'>): SourceOrWhy {
+  const client = new SFNClient(sdkOptions(t.wiring, 'sfn'));
+  return {
+    client,
+    ...(t.stateMachineArn ? { stateMachineArn: t.stateMachineArn } : {}),
+    close: () => client.destroy(),
+  };
 }
 
 /** A standard workflow's execution ARN: the machine's ARN with `execution` and the name. */

@@ -45,6 +45,10 @@ export interface Target {
   readonly executions: ExecutionStarter;
   readonly provider: ClusterProvider;
   readonly defaults: PlanDefaults;
+  /** What the target's clients were composed from (for readers the CLI builds itself). */
+  readonly wiring: WiringInput;
+  /** The Reconcile state machine, when the target names one. */
+  readonly stateMachineArn?: string;
   readonly sim?: SimAdminClient;
   /** The simulator's admin API for clusters of another region than the dev's own. */
   simIn?(region: string): SimAdminClient;
@@ -114,7 +118,8 @@ function awsTarget(s: AwsSelection): Target {
     [ENV.eksEndpoint]: process.env[ENV.eksEndpoint],
     [ENV.eksCallsPerSecond]: process.env[ENV.eksCallsPerSecond],
   };
-  const { deps, close } = cliClients({ env });
+  const wiring: WiringInput = { env };
+  const { deps, close } = cliClients(wiring);
   const closers: Closers = [close];
   const description = describeSelection(s);
   return {
@@ -124,6 +129,8 @@ function awsTarget(s: AwsSelection): Target {
     executions: s.stateMachineArn ? deps.executions : statusOnly(deps.executions),
     provider: deps.provider,
     defaults: s.defaults,
+    wiring,
+    ...(s.stateMachineArn ? { stateMachineArn: s.stateMachineArn.value } : {}),
     policy: async () => {
       if (!s.policyBundle) throw new TargetError(NO_BUNDLE);
       return enginePolicy(env, closers);
@@ -165,7 +172,7 @@ async function devTarget(): Promise<Target> {
       `no running 'cloudorch dev' found (${statePath}); start it, or target a deployed stack: --table and --region, ${ENV.table}, or a named target (cloudorch config set-target)`,
     );
   }
-  const { deps, close } = cliClients({
+  const wiring: WiringInput = {
     env: { [ENV.table]: state.tableName, [ENV.stateMachine]: state.stateMachineArn },
     endpoints: {
       region: state.region,
@@ -174,7 +181,8 @@ async function devTarget(): Promise<Target> {
       eks: state.endpoints.eks,
       sfn: state.endpoints.sfn,
     },
-  });
+  };
+  const { deps, close } = cliClients(wiring);
   const closers: Closers = [close];
   const description = `cloudorch dev (dashboard ${state.endpoints.dashboard})`;
   return {
@@ -184,6 +192,8 @@ async function devTarget(): Promise<Target> {
     executions: deps.executions,
     provider: deps.provider,
     defaults: LOCAL_DEFAULTS,
+    wiring,
+    stateMachineArn: state.stateMachineArn,
     sim: new SimAdminClient(state.endpoints.eks, state.region),
     simIn: (region) => new SimAdminClient(state.endpoints.eks, region),
     // The file dev's engine reloads: read, never built or written.

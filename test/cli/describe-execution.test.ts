@@ -13,7 +13,13 @@ import { executionName } from '../../lambdas/handlers/execution-name.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
 import { needsExecution } from '../../local/cli/commands/describe.js';
 import { causeText, executionLines, failurePoint } from '../../local/cli/execution-failure.js';
-import { chooseExecution, executionArnOf, namePrefixes, readExecution } from '../../local/cli/executions.js';
+import {
+  chooseExecution,
+  executionArnOf,
+  executionSource,
+  namePrefixes,
+  readExecution,
+} from '../../local/cli/executions.js';
 
 const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({
   type: type as HistoryEvent['type'],
@@ -94,6 +100,19 @@ describe('describe: where an execution failed', () => {
       '  error ReconcileFailed: See the cluster status',
       '  failed in ApplyStep: LambdaFunctionFailed TransientError: EKS CreateCluster: 503',
     ]);
+  });
+});
+
+describe('describe: the execution reader is wired like the target', () => {
+  it('takes the region and state machine however the stack was chosen (environment, named target), not only flags', async () => {
+    const machine = 'arn:aws:states:eu-west-1:123456789012:stateMachine:cloudorch-reconcile';
+    const src = executionSource({ wiring: { env: { AWS_REGION: 'eu-west-1' } }, stateMachineArn: machine });
+    try {
+      expect('client' in src && (await src.client.config.region())).toBe('eu-west-1');
+      expect('client' in src && src.stateMachineArn).toBe(machine);
+    } finally {
+      if ('client' in src) src.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG } from '../../../lambdas/handlers/deps.js';
 import { leaseView } from '../../../lambdas/store/lease.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
-import type { Cli, Global } from '../cli.js';
+import type { Cli } from '../cli.js';
 import { executionLines } from '../execution-failure.js';
 import { chooseExecution, executionSource, readExecution, type SourceOrWhy } from '../executions.js';
 import type { Output } from '../format.js';
@@ -156,7 +156,7 @@ export async function describeCommand(
   t: Target,
   o: Output,
   name: string,
-  executions: () => Promise<SourceOrWhy> = () => executionSource(t.kind, {}),
+  executions: () => Promise<SourceOrWhy> = async () => executionSource(t),
   scope: Scope = {},
 ): Promise<number> {
   let found: Found;
@@ -193,8 +193,6 @@ export function registerDescribe({ program, o, withTarget }: Cli): void {
     .command('describe <name>')
     .description('conditions with reasons and hints, observed state, last plan, policy decision, history');
   withScope(describe).action((name: string, opts: ScopeOptions) =>
-    withTarget((t) =>
-      describeCommand(t, o(), name, () => executionSource(t.kind, program.opts<Global>()), scopeOf(opts)),
-    ),
+    withTarget((t) => describeCommand(t, o(), name, async () => executionSource(t), scopeOf(opts))),
   );
 }
