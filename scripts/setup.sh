@@ -94,11 +94,24 @@ ensure_chromium() {
     log "Chromium install failed; the dashboard suite will fail"
 }
 
+# zsh for the completion test (`zsh -n` on the generated script), from Debian when missing; a
+# failed install does not abort setup (that test then fails loudly, it never skips).
+ensure_zsh() {
+  if command -v zsh >/dev/null 2>&1; then return; fi
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    log "zsh is required for the completion test: install Debian's zsh; that test will fail"
+    return 0
+  fi
+  step "zsh (for the completion test, from Debian)" apt_install zsh ||
+    log "zsh install failed; the completion test will fail"
+}
+
 ensure_opa
 ensure_moto
 ensure_java
 ensure_k8s_testenv
 ensure_chromium
+ensure_zsh
 case $_cloudorch_flags in *e*) ;; *) set +e ;; esac
 case $_cloudorch_flags in *u*) ;; *) set +u ;; esac
 [ "$_cloudorch_pipefail" = 1 ] || set +o pipefail
