@@ -30,7 +30,22 @@ export class CloudOrchStack extends Stack {
     out('Version', c.version, `CloudOrch version deployed (also the table's ${VERSION_TAG} tag)`);
     out('BridgeRoleArn', c.bridgeRole.roleArn, 'Role for the in-cluster bridge (Pod Identity or IRSA)');
     out('DashboardUrl', c.observability.dashboardUrl, 'CloudWatch drift dashboard');
-    out('PolicyBundleUrl', c.policyBundle.s3Url, 'Policy bundle object the engine reloads');
+    out(
+      'PolicyBundleUrl',
+      c.policyBundle.s3Url,
+      'Policy bundle object the engine reloads (--policy-bundle for cloudorch plan, or the target)',
+    );
+    // A plan from the CLI must assume the stack's deployment defaults: set them on the named target.
+    out(
+      'DefaultClusterRoleArn',
+      c.clusterRole.roleArn,
+      'Role new clusters get when a spec names none (cloudorch config set-target --cluster-role-arn)',
+    );
+    out(
+      'DefaultNodeRoleArn',
+      c.nodeRole.roleArn,
+      'Role new node groups get when a spec names none (cloudorch config set-target --node-role-arn)',
+    );
     out('ReconcileNowFunctionName', c.functions.reconcileNow.functionName, 'Invoke with {"id": "..."}');
     out('AlarmTopicArn', c.observability.alarmTopic.topicArn, 'Subscribe here for alarm notifications');
     out('DeadLetterQueueUrl', c.triggers.deadLetterQueue.queueUrl, 'Failed trigger invocations');

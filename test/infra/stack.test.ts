@@ -321,6 +321,15 @@ describe('outputs', () => {
     expect(outputs['StateMachineArn']?.['Description']).toContain(ENV.stateMachine);
   });
 
+  it("outputs the default roles a CLI target needs to plan as the stack's functions do", () => {
+    const outputs = s.template.findOutputs('*');
+    expect(outputs['DefaultClusterRoleArn']?.['Description']).toContain('--cluster-role-arn');
+    expect(outputs['DefaultNodeRoleArn']?.['Description']).toContain('--node-role-arn');
+    expect(JSON.stringify(outputs['DefaultClusterRoleArn']?.['Value'])).toContain(
+      logicalId(s, s.stack.cloudorch.clusterRole as unknown as { node: { defaultChild?: unknown } }),
+    );
+  });
+
   it('outputs the package version and tags the table with it, where `cloudorch version` reads it', () => {
     expect(s.template.findOutputs('Version')['Version']?.['Value']).toBe(PACKAGE_VERSION);
     s.template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
