@@ -9,7 +9,7 @@
  *
  * `dist/inputs.json` records a hash of every source the bundles were built from (and of this
  * script): {@link ensureDist} rebuilds only when it no longer matches, so a checkout never runs a
- * stale build. Run directly: `node scripts/build-dist.mjs` (always builds).
+ * stale build. Run directly: `node scripts/build-dist.mjs` (always builds, the CDK entry too).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -20,6 +20,8 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
 /** Bundle name in dist/ (without .mjs) -> its entry source. */
 export const ENTRIES = { cli: 'local/cli/main.ts' };
+/** The public entry of the CDK construct, built into dist/cdk.mjs by {@link buildCdk}. */
+export const CDK_ENTRY = 'infra/lib/index.ts';
 const INPUTS_FILE = join(DIST, 'inputs.json');
 const SELF = relative(ROOT, fileURLToPath(import.meta.url));
 
@@ -68,6 +70,57 @@ async function loadEsbuild() {
   }
 }
 
+/**
+ * Every npm package left as an import, but for the modules named, which are bundled.
+ * @param {readonly string[]} inline @returns {import('esbuild').Plugin}
+ */
+const packagesExternalBut = (inline) => ({
+  name: 'packages-external-but',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      inline.includes(args.path) ? undefined : { external: true },
+    );
+  },
+});
+
+/**
+ * Bundles one entry into dist/<name>.mjs (+ .map), npm packages left as imports (but `inline`).
+ * @param {typeof import('esbuild').build} build @param {string} name @param {string} entry
+ * @param {readonly string[]} [inline] @returns {Promise<import('esbuild').Metafile>}
+ */
+async function bundleEntry(build, name, entry, inline = []) {
+  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+  // Written beside, then renamed: a CLI starting meanwhile never loads a half-written bundle.
+  const partial = join(DIST, `${name}.${process.pid}.partial.mjs`);
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: [entry],
+    outfile: partial,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    ...(inline.length ? {} : { packages: 'external' }),
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    logLevel: 'error',
+    plugins: [sourceImportMetaUrl, ...(inline.length ? [packagesExternalBut(inline)] : [])],
+    // Read by local/cli/config/cli-version.ts, which otherwise finds package.json itself.
+    define: { CLOUDORCH_VERSION: JSON.stringify(version) },
+  });
+  const map = JSON.parse(await readFile(`${partial}.map`, 'utf8'));
+  await writeFile(join(DIST, `${name}.mjs.map`), JSON.stringify({ ...map, file: `${name}.mjs` }));
+  await rm(`${partial}.map`);
+  const code = (await readFile(partial, 'utf8')).replace(
+    /sourceMappingURL=.*$/m,
+    `sourceMappingURL=${name}.mjs.map`,
+  );
+  await writeFile(partial, code);
+  await rename(partial, join(DIST, `${name}.mjs`));
+  return result.metafile;
+}
+
 /** Builds every entry into dist/ and records its inputs. @returns {Promise<{ms: number}>} */
 export async function buildDist() {
   const started = Date.now();
@@ -76,40 +129,12 @@ export async function buildDist() {
   const inputs = new Set([SELF, 'package.json']);
   /** Imports left to Node: the package's run-time dependencies. */
   const externals = new Set();
-  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
   for (const [name, entry] of Object.entries(ENTRIES)) {
-    // Written beside, then renamed: a CLI starting meanwhile never loads a half-written bundle.
-    const partial = join(DIST, `${name}.${process.pid}.partial.mjs`);
-    const result = await build({
-      absWorkingDir: ROOT,
-      entryPoints: [entry],
-      outfile: partial,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      packages: 'external',
-      sourcemap: 'linked',
-      sourcesContent: false,
-      metafile: true,
-      logLevel: 'error',
-      plugins: [sourceImportMetaUrl],
-      // Read by local/cli/config/cli-version.ts, which otherwise finds package.json itself.
-      define: { CLOUDORCH_VERSION: JSON.stringify(version) },
-    });
-    for (const [input, { imports }] of Object.entries(result.metafile.inputs)) {
+    const metafile = await bundleEntry(build, name, entry);
+    for (const [input, { imports }] of Object.entries(metafile.inputs)) {
       inputs.add(input);
       for (const i of imports) if (i.external && !i.path.startsWith('node:')) externals.add(i.path);
     }
-    const map = JSON.parse(await readFile(`${partial}.map`, 'utf8'));
-    await writeFile(join(DIST, `${name}.mjs.map`), JSON.stringify({ ...map, file: `${name}.mjs` }));
-    await rm(`${partial}.map`);
-    const code = (await readFile(partial, 'utf8')).replace(
-      /sourceMappingURL=.*$/m,
-      `sourceMappingURL=${name}.mjs.map`,
-    );
-    await writeFile(partial, code);
-    await rename(partial, join(DIST, `${name}.mjs`));
   }
   const files = [...inputs].sort();
   const partialInputs = `${INPUTS_FILE}.${process.pid}.partial`;
@@ -118,6 +143,21 @@ export async function buildDist() {
     `${JSON.stringify({ hash: await hashOf(files), files, externals: [...externals].sort() }, null, 1)}\n`,
   );
   await rename(partialInputs, INPUTS_FILE);
+  return { ms: Date.now() - started };
+}
+
+/**
+ * The CDK construct's public entry as `dist/cdk.mjs` (`cloudorch/cdk`), for the package only: the
+ * checkout's CLI never loads it, so {@link ensureDist} does not build it. aws-cdk-lib and constructs
+ * stay imports like every npm package (optional peers of the package), but for one small module of
+ * cdk-nag, a dev dependency (infra/lib/nag.ts renders finding ids with it), bundled in.
+ * @returns {Promise<{ms: number}>}
+ */
+export async function buildCdk() {
+  const started = Date.now();
+  const { build } = await loadEsbuild();
+  await mkdir(DIST, { recursive: true });
+  await bundleEntry(build, 'cdk', CDK_ENTRY, ['cdk-nag/lib/utils/flatten-cfn-reference.js']);
   return { ms: Date.now() - started };
 }
 
@@ -140,5 +180,6 @@ export async function ensureDist() {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { ms } = await buildDist();
-  console.log(`built ${relative(process.cwd(), DIST) || '.'} in ${ms} ms`);
+  const cdk = await buildCdk();
+  console.log(`built ${relative(process.cwd(), DIST) || '.'} in ${ms + cdk.ms} ms`);
 }

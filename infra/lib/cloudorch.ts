@@ -6,7 +6,7 @@
 import { Duration, type RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -135,7 +135,7 @@ export interface CloudOrchProps {
 
 export class CloudOrch extends Construct {
   readonly table: dynamodb.TableV2;
-  readonly functions: Readonly<Record<FunctionKey, nodejs.NodejsFunction>>;
+  readonly functions: Readonly<Record<FunctionKey, lambda.Function>>;
   readonly stateMachine: sfn.StateMachine;
   readonly policyBundle: PolicyBundle;
   readonly triggers: Triggers;

@@ -1,9 +1,12 @@
 /**
- * Every Lambda in the catalog as a NodejsFunction bundled locally by esbuild (no Docker): Node 24,
- * arm64, minified ESM with source maps, the AWS SDK bundled at the pinned versions the tests ran
- * (the runtime's own SDK copy may be older). Each function gets its own role holding only its
- * log group; capabilities are granted separately (see capabilities.ts).
+ * Every Lambda in the catalog, Node 24 on arm64, bundled as infra/bundling/function-bundling.mjs
+ * says. In a checkout (the `lambdas/functions` sources beside this package) each is a
+ * NodejsFunction bundled locally by esbuild (no Docker) at synth time; in the installed npm package
+ * (no sources) each is the bundle prepack built into `dist/functions/<key>/` with the same options,
+ * so a checkout never deploys a stale prebuilt bundle. Each function gets its own role holding only
+ * its log group; capabilities are granted separately (see capabilities.ts).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -11,13 +14,19 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { InternalError } from '../../lambdas/core/errors.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
+import { FUNCTION_BUNDLING, FUNCTION_OUTFILE, PORTABLE_SOURCEMAP } from '../bundling/function-bundling.mjs';
 import { PACKAGE_ROOT } from './package-info.js';
 
 /** The package root (found by its package.json, so a compiled copy of this module finds it too). */
 export const PROJECT_ROOT = PACKAGE_ROOT;
-const PORTABLE_SOURCEMAP = join(PROJECT_ROOT, 'infra', 'bundling', 'portable-sourcemap.mjs');
 const FUNCTIONS_DIR = join(PROJECT_ROOT, 'lambdas', 'functions');
+/** Where prepack (scripts/build-functions.mjs) writes each function's bundle: `<key>/index.mjs`. */
+export const PREBUILT_FUNCTIONS_DIR = join(PROJECT_ROOT, 'dist', 'functions');
+
+/** Everything but the code: the same whichever way the code comes. */
+type CommonProps = Omit<lambda.FunctionProps, 'code' | 'handler'>;
 
 /** Functions whose names are well known (used by the CLI and outputs). */
 export const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
@@ -35,13 +44,13 @@ export interface ReconcilerFunctionsProps {
 }
 
 export class ReconcilerFunctions extends Construct {
-  readonly functions: Readonly<Record<FunctionKey, nodejs.NodejsFunction>>;
+  readonly functions: Readonly<Record<FunctionKey, lambda.Function>>;
   readonly roles: Readonly<Record<FunctionKey, iam.Role>>;
   readonly logGroups: Readonly<Record<FunctionKey, logs.LogGroup>>;
 
   constructor(scope: Construct, id: string, props: ReconcilerFunctionsProps) {
     super(scope, id);
-    const functions = {} as Record<FunctionKey, nodejs.NodejsFunction>;
+    const functions = {} as Record<FunctionKey, lambda.Function>;
     const roles = {} as Record<FunctionKey, iam.Role>;
     const logGroups = {} as Record<FunctionKey, logs.LogGroup>;
     for (const key of FUNCTION_KEYS) {
@@ -57,9 +66,7 @@ export class ReconcilerFunctions extends Construct {
         description: `CloudOrch ${key}: ${spec.description}`,
       });
       logGroup.grantWrite(role);
-      functions[key] = new nodejs.NodejsFunction(this, name, {
-        entry: join(FUNCTIONS_DIR, spec.entry),
-        handler: 'handler',
+      const common: CommonProps = {
         description: spec.description,
         runtime: lambda.Runtime.NODEJS_24_X,
         architecture: lambda.Architecture.ARM_64,
@@ -71,30 +78,8 @@ export class ReconcilerFunctions extends Construct {
           ? { reservedConcurrentExecutions: props.reservedConcurrency[key] }
           : {}),
         environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-        projectRoot: PROJECT_ROOT,
-        depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-        bundling: {
-          forceDockerBundling: false,
-          // Sizes are checked by the bundle budget test; esbuild's size warnings are noise here.
-          logLevel: nodejs.LogLevel.ERROR,
-          minify: true,
-          sourceMap: true,
-          sourcesContent: false,
-          target: 'node24',
-          format: nodejs.OutputFormat.ESM,
-          mainFields: ['module', 'main'],
-          externalModules: [],
-          banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
-          // Source map paths relative to the project, so asset hashes do not depend on the checkout's folder.
-          commandHooks: {
-            beforeBundling: () => [],
-            beforeInstall: () => [],
-            afterBundling: (inputDir: string, outputDir: string) => [
-              `node "${PORTABLE_SOURCEMAP}" "${join(outputDir, 'index.mjs.map')}" "${inputDir}"`,
-            ],
-          },
-        },
-      });
+      };
+      functions[key] = functionCode(this, name, key, common);
       roles[key] = role;
       logGroups[key] = logGroup;
     }
@@ -102,4 +87,48 @@ export class ReconcilerFunctions extends Construct {
     this.roles = roles;
     this.logGroups = logGroups;
   }
+}
+
+/** A function from its source (in a checkout) or, with no sources beside the package, its prebuilt bundle. */
+function functionCode(scope: Construct, id: string, key: FunctionKey, common: CommonProps): lambda.Function {
+  const entry = join(FUNCTIONS_DIR, FUNCTIONS[key].entry);
+  const prebuilt = join(PREBUILT_FUNCTIONS_DIR, key);
+  if (!existsSync(entry)) {
+    if (!existsSync(join(prebuilt, FUNCTION_OUTFILE)))
+      throw new InternalError(`neither ${entry} nor a prebuilt ${join(prebuilt, FUNCTION_OUTFILE)} exists`);
+    // FUNCTION_OUTFILE exports `handler`, as NodejsFunction's own output does.
+    return new lambda.Function(scope, id, {
+      ...common,
+      code: lambda.Code.fromAsset(prebuilt),
+      handler: 'index.handler',
+    });
+  }
+  const b = FUNCTION_BUNDLING;
+  return new nodejs.NodejsFunction(scope, id, {
+    ...common,
+    entry,
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    bundling: {
+      forceDockerBundling: false,
+      logLevel: b.logLevel as nodejs.LogLevel,
+      minify: b.minify,
+      sourceMap: b.sourceMap,
+      sourcesContent: b.sourcesContent,
+      target: b.target,
+      format: b.format as nodejs.OutputFormat,
+      mainFields: [...b.mainFields],
+      externalModules: [...b.externalModules],
+      banner: b.banner,
+      // Source map paths relative to the project, so asset hashes do not depend on the checkout's folder.
+      commandHooks: {
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling: (inputDir: string, outputDir: string) => [
+          `node "${join(PROJECT_ROOT, PORTABLE_SOURCEMAP)}" "${join(outputDir, 'index.mjs.map')}" "${inputDir}"`,
+        ],
+      },
+    },
+  });
 }

@@ -2,13 +2,23 @@
  * The npm package as a user gets it: `npm pack` (prepack builds dist/ and checks the prebuilt policy
  * bundle), `npm install -g` into a temporary prefix, then the installed `cloudorch` runs with only
  * Node on PATH (no opa, Go, Java or tsx), from a folder that is not the package's: --help, the
- * demo, and `plan` against a running `cloudorch dev`.
+ * demo, and `plan` against a running `cloudorch dev`. Then the same tarball in another CDK app's
+ * project: `cloudorch/cdk` synthesizes the construct from the prebuilt function bundles it ships.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS } from '../../lambdas/functions/catalog.js';
 import { ROOT } from '../../scripts/build-dist.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'cloudorch-pack-'));
@@ -41,29 +51,26 @@ function sh(file: string, args: string[], opts: { cwd: string; env: NodeJS.Proce
 }
 
 const cloudorch = (...args: string[]) => sh(BIN, args, { cwd: work, env: userEnv });
+const tarball = join(tmp, `cloudorch-${version}.tgz`);
+/** The machine's npm (and its cache) with the project's tools on PATH, as `npm pack` runs in a checkout. */
+const npmEnv = {
+  ...process.env,
+  npm_config_loglevel: 'error',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+};
 
 let dev: ChildProcess | undefined;
 
 beforeAll(async () => {
   mkdirSync(work, { recursive: true });
   mkdirSync(userEnv.HOME, { recursive: true });
-  // The machine's npm (and its cache) with the project's tools on PATH, as `npm pack` runs in a checkout.
-  const npmEnv = {
-    ...process.env,
-    npm_config_loglevel: 'error',
-    npm_config_fund: 'false',
-    npm_config_audit: 'false',
-  };
   const packed = await sh('npm', ['pack', '--pack-destination', tmp], { cwd: ROOT, env: npmEnv });
   expect(packed.code, packed.stderr).toBe(0);
-  const install = await sh(
-    'npm',
-    ['install', '-g', '--prefix', prefix, '--prefer-offline', join(tmp, `cloudorch-${version}.tgz`)],
-    {
-      cwd: work,
-      env: npmEnv,
-    },
-  );
+  const install = await sh('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', tarball], {
+    cwd: work,
+    env: npmEnv,
+  });
   expect(install.code, install.stderr).toBe(0);
 }, 180_000);
 
@@ -117,4 +124,66 @@ describe('npm package', () => {
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(2);
     expect(r.stdout).toContain('team-payments/dev-small');
   }, 90_000);
+});
+
+/** Another CDK app: a Stack with the construct, synthesized by Node from the installed package. */
+const APP = `import { App, Stack } from 'aws-cdk-lib';
+import { CloudOrch, PolicyBundleSource } from 'cloudorch/cdk';
+const [outdir, bundle, workDir] = process.argv.slice(2);
+const app = new App({ outdir });
+const stack = new Stack(app, 'Platform');
+new CloudOrch(stack, 'C', { policyBundle: PolicyBundleSource.fromFile(bundle, { workDir }) });
+app.synth();
+`;
+
+interface Resource {
+  Type: string;
+  Properties: { Description?: string; Handler?: string; Code?: { S3Key?: unknown } };
+}
+
+describe('the CDK construct from the package', () => {
+  it('synthesizes every function from the prebuilt bundles it ships', { timeout: 120_000 }, async () => {
+    const project = join(tmp, 'platform');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'platform', private: true, type: 'module' }),
+    );
+    const install = await sh('npm', ['install', '--prefer-offline', '--no-save', tarball], {
+      cwd: project,
+      env: npmEnv,
+    });
+    expect(install.code, install.stderr).toBe(0);
+    const pkg = join(project, 'node_modules', 'cloudorch');
+    expect(existsSync(join(pkg, 'lambdas')), 'no Lambda sources shipped').toBe(false);
+    // The optional peers, linked from this checkout rather than downloaded.
+    for (const peer of ['aws-cdk-lib', 'constructs'])
+      symlinkSync(join(ROOT, 'node_modules', peer), join(project, 'node_modules', peer), 'dir');
+    writeFileSync(join(project, 'app.mjs'), APP);
+    const out = join(project, 'cdk.out');
+    const bundle = join(pkg, 'policies', 'prebuilt', 'bundle.tar.gz');
+    const r = await sh(process.execPath, ['app.mjs', out, bundle, join(project, 'policy')], {
+      cwd: project,
+      env: { ...userEnv, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+    });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const template = JSON.parse(readFileSync(join(out, 'Platform.template.json'), 'utf8')) as {
+      Resources: Record<string, Resource>;
+    };
+    const byDescription = new Map(
+      Object.values(template.Resources)
+        .filter((x) => x.Type === 'AWS::Lambda::Function')
+        .map((x) => [x.Properties.Description, x]),
+    );
+    for (const spec of Object.values(FUNCTIONS)) {
+      const fn = byDescription.get(spec.description);
+      expect(fn, spec.description).toBeDefined();
+      expect(fn?.Properties.Handler).toBe('index.handler');
+      const key = String(fn?.Properties.Code?.S3Key);
+      expect(key).toMatch(/^[0-9a-f]{64}\.zip$/);
+      // The asset staged from the package's dist/functions/<key>/ (asset.<hash> in the output).
+      const asset = join(out, `asset.${key.replace(/\.zip$/, '')}`);
+      expect(existsSync(join(asset, 'index.mjs')), asset).toBe(true);
+    }
+  });
 });

@@ -1,0 +1,55 @@
+/**
+ * The one definition of how each Lambda is bundled, shared by the construct (NodejsFunction's
+ * `bundling`, when synthesizing from the sources in a checkout) and by scripts/build-functions.mjs
+ * (the prebuilt bundles the npm package ships), so both make the same code: Node 24, minified ESM
+ * with source maps, the AWS SDK bundled at the pinned versions the tests ran (the runtime's own SDK
+ * copy may be older), and source maps made portable by portable-sourcemap.mjs.
+ */
+import { join } from 'node:path';
+
+/** NodejsFunction `bundling` options (enum members are these strings). */
+export const FUNCTION_BUNDLING = Object.freeze({
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  target: 'node24',
+  format: 'esm',
+  mainFields: Object.freeze(['module', 'main']),
+  externalModules: Object.freeze([]),
+  banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+  // Sizes are checked by the bundle budget test; esbuild's size warnings are noise here.
+  logLevel: 'error',
+});
+
+/** The file NodejsFunction writes with `format: esm`; the handler is `index.handler`. */
+export const FUNCTION_OUTFILE = 'index.mjs';
+
+/** Run after each bundle, from the project root: node <this> <index.mjs.map> <project root>. */
+export const PORTABLE_SOURCEMAP = 'infra/bundling/portable-sourcemap.mjs';
+
+/**
+ * esbuild API options equal to the command line NodejsFunction runs for FUNCTION_BUNDLING
+ * (`esbuild --bundle <entry> --target --platform=node --format --outfile --minify --sourcemap
+ * --sources-content=false --log-level --banner:js --main-fields`, from the project root).
+ * @param {string} projectRoot @param {string} entry absolute @param {string} outdir
+ * @returns {import('esbuild').BuildOptions}
+ */
+export function esbuildOptions(projectRoot, entry, outdir) {
+  const b = FUNCTION_BUNDLING;
+  return {
+    absWorkingDir: projectRoot,
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: b.target,
+    format: b.format,
+    outfile: join(outdir, FUNCTION_OUTFILE),
+    minify: b.minify,
+    sourcemap: b.sourceMap,
+    sourcesContent: b.sourcesContent,
+    external: [...b.externalModules],
+    logLevel: b.logLevel,
+    banner: { js: b.banner },
+    mainFields: [...b.mainFields],
+  };
+}
