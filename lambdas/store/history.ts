@@ -16,7 +16,14 @@ function sameEvent(a: HistoryEntry, b: HistoryEntry): boolean {
 }
 
 function bump(prev: HistoryEntry, next: HistoryEntry): HistoryEntry {
-  return { ...prev, count: (prev.count ?? 1) + (next.count ?? 1), lastAt: next.lastAt ?? next.at };
+  const lastExecutionId = next.lastExecutionId ?? next.executionId;
+  return {
+    ...prev,
+    count: (prev.count ?? 1) + (next.count ?? 1),
+    lastAt: next.lastAt ?? next.at,
+    // The newest run is the one worth reading (`cloudorch describe` shows its execution).
+    ...(lastExecutionId ? { lastExecutionId } : {}),
+  };
 }
 
 /** Folds repeats inside the batch, then the whole batch into the tail it repeats; keeps the newest. */

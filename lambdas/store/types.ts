@@ -53,6 +53,8 @@ export interface HistoryEntry {
   readonly count?: number;
   /** When the last of the folded entries was written. */
   readonly lastAt?: string;
+  /** The execution that wrote the last of the folded entries (`executionId` is the first's). */
+  readonly lastExecutionId?: string;
 }
 
 export interface ClusterRecord {

@@ -75,7 +75,9 @@ async function listed(src: ExecutionSource, machine: string, r: ClusterRecord): 
 /** The lease holder's execution, else the newest the record's history names, else one listed by name. */
 export async function chooseExecution(src: ExecutionSource, r: ClusterRecord): Promise<Choice> {
   if (r.lease?.executionArn) return { arn: r.lease.executionArn, via: 'lease' };
-  const named = [...(r.history ?? [])].reverse().find((h) => h.executionId)?.executionId;
+  // A folded entry stands for several runs: its newest is the last one.
+  const newest = [...(r.history ?? [])].reverse().find((h) => h.lastExecutionId ?? h.executionId);
+  const named = newest?.lastExecutionId ?? newest?.executionId;
   const machine = src.stateMachineArn;
   if (!machine)
     return {

@@ -167,6 +167,12 @@ describe('describe: which execution', () => {
       ],
     }));
     expect(await chooseExecution(listing, rec({}))).toEqual({ arn: 'arn:mine', via: 'list' });
+    // Repeated runs fold into one entry: the newest of them is the last execution.
+    const folded = [{ ...history[1], count: 3, lastAt: 't3', lastExecutionId: 'newest' }];
+    expect(await chooseExecution(none, rec({ history: folded }))).toEqual({
+      arn: executionArnOf(machine, 'newest'),
+      via: 'history',
+    });
     expect(await chooseExecution(none, rec({}))).toEqual({
       why: 'no execution of this record is listed by the state machine',
     });

@@ -99,6 +99,18 @@ describe('foldHistory', () => {
     entry('PolicyDenied', at, 'status'),
   ];
 
+  it('a folded entry keeps its first execution and names the newest (describe reads that one)', () => {
+    const byRun = (at: string, executionId: string) => run(at).map((e) => ({ ...e, executionId }));
+    let h = foldHistory([], byRun('t1', 'run-1'));
+    h = foldHistory(h, byRun('t2', 'run-2'));
+    h = foldHistory(h, byRun('t3', 'run-3'));
+    expect(h.map((e) => [e.executionId, e.lastExecutionId])).toEqual([
+      ['run-1', 'run-3'],
+      ['run-1', 'run-3'],
+      ['run-1', 'run-3'],
+    ]);
+  });
+
   it('folds a run identical to the previous one into it, with a count and the last time', () => {
     let h = foldHistory([], run('t1'));
     h = foldHistory(h, run('t2'));
