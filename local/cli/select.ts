@@ -3,7 +3,8 @@
  * `key=value` (or `==`), `key!=value`, `key`, `!key`, `key in (a,b)`, `key notin (a,b)`.
  * As in Kubernetes, `!=` and `notin` also match a record without the key. Keys and values follow
  * the label rules (core/labels.ts). `key>1` and `key<1` (kubectl's numeric comparisons, meant for
- * node affinity) are refused, never ignored.
+ * node affinity) are refused, never ignored. An empty (or blank) selector selects everything, as in
+ * kubectl, so scripts can pass `-l "$SEL"`; `delete` refuses it (lifecycle.ts).
  */
 import { type Labels, labelKeyProblem, labelValueProblem } from '../../lambdas/core/labels.js';
 
@@ -80,6 +81,7 @@ function requirement(term: string): Requirement {
 
 /** Parses a selector; SelectorError names the first term that does not parse. */
 export function parseSelector(text: string): Selector {
+  if (text.trim() === '') return [];
   return terms(text).map(requirement);
 }
 

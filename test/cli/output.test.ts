@@ -220,7 +220,8 @@ describe('cloudorch get, delete and reconcile, kubectl-style', () => {
         new PutItemCommand({ TableName: 'cloudorch-desired-state', Item: { ...Key, spec: { S: 'x' } } }),
       );
       const y = await run(['get', '-n', 'team-a', '-o', 'yaml']);
-      expect(y.code).toBe(0);
+      // Incomplete output is a failure (as kubectl): `get -o yaml > backup.yaml` must not look whole.
+      expect(y.code).toBe(1);
       expect(y.stderr).toMatch(
         /^error: cloudcluster team-a\/broken is malformed, not printed \(RecordInvalid: .*spec/,
       );
@@ -228,10 +229,63 @@ describe('cloudorch get, delete and reconcile, kubectl-style', () => {
       expect((await run(['apply', '-f', '-'], y.stdout)).code).toBe(0);
       const one = await run(['get', 'broken', '-o', 'yaml']);
       expect(one).toMatchObject({ code: 1, stdout: '' });
+      for (const o of ['json', 'name', 'jsonpath={.items[*].metadata.name}']) {
+        const r = await run(['get', '-A', '-o', o]);
+        expect({ o, code: r.code }).toEqual({ o, code: 1 });
+        expect(r.stderr).toContain('error: cloudcluster team-a/broken is malformed, not printed');
+        expect(r.stdout).toContain('db');
+      }
+      // The table and -o record show it (a row, a {id, recordInvalid}): nothing is left out.
+      for (const o of ['table', 'wide', 'record']) {
+        const r = await run(['get', '-A', '-o', o]);
+        expect({ o, code: r.code }).toEqual({ o, code: 0 });
+        expect(r.stdout).toContain('broken');
+      }
     } finally {
       await sdk.send(new DeleteItemCommand({ TableName: 'cloudorch-desired-state', Key }));
       sdk.destroy();
     }
+  });
+
+  it('an empty list says "No resources found" on stderr (no lone header), exit 0; structured formats print an empty List', async () => {
+    expect(await run(['get', '-n', 'nowhere'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'No resources found in nowhere namespace.\n',
+    });
+    expect(await run(['get', '-A', '-l', 'app=none', '-o', 'wide'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'No resources found.\n',
+    });
+    const json = await run(['get', '-n', 'nowhere', '-o', 'json']);
+    expect(json).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'List', items: [] });
+  });
+
+  it('-o jsonpath= with no template is an error, as in kubectl', async () => {
+    expect(await run(['get', '-o', 'jsonpath='])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: -o jsonpath: template format specified but no template given\n',
+    });
+  });
+
+  it('an empty -l selects everything in the scope for get and reconcile; delete -l "" is refused and deletes nothing', async () => {
+    const names = async (sel: string) =>
+      (await run(['get', '-A', '-l', sel, '-o', 'name'])).stdout.trimEnd().split('\n').sort();
+    const everything = await names('');
+    expect(everything).toHaveLength(3);
+    expect(await names('  ')).toEqual(everything);
+    const rec = await run(['reconcile', '-n', 'team-a', '-l', '']);
+    expect(rec.code, rec.stderr).toBe(0);
+    expect(rec.stdout.trimEnd().split('\n')).toHaveLength(2);
+    for (const sel of ['', ' ']) {
+      const del = await run(['delete', '-A', '-l', sel]);
+      expect(del).toMatchObject({ code: 1, stdout: '' });
+      expect(del.stderr).toMatch(/^error: delete -l needs a non-empty selector/);
+    }
+    expect((await raw()).filter((r) => r.deletionRequestedAt)).toEqual([]);
   });
 
   it('reconcile and delete act on what -l selects within the scope, and on nothing else', async () => {

@@ -28,6 +28,12 @@ describe('parseSelector', () => {
     ],
   ])('%s', (text, expected) => expect(parseSelector(text)).toEqual(expected));
 
+  it.each(['', ' ', '\t '])('an empty selector %j selects everything, as in kubectl', (text) => {
+    expect(parseSelector(text)).toEqual([]);
+    expect(matches(parseSelector(text), { app: 'web' })).toBe(true);
+    expect(matches(parseSelector(text), {})).toBe(true);
+  });
+
   it.each([
     ['app=web,', '', 'a trailing comma leaves an empty term'],
     ['env in (a', 'env in (a', 'an unclosed set'],

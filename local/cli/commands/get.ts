@@ -4,7 +4,7 @@ import { listItems } from '../../../lambdas/store/list.js';
 import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import { type ScopeOptions, scopeOf, usageMessage, withScope, withSelector } from '../options.js';
-import { FORMATS, type Format, parseFormat, render, type View } from '../output/render.js';
+import { dropsMalformed, FORMATS, type Format, parseFormat, render, type View } from '../output/render.js';
 import { inScope, resolveName } from '../resolve.js';
 import { parseSelector, type Selector } from '../select.js';
 import type { Target } from '../target.js';
@@ -28,11 +28,11 @@ async function view(
   const all = await listItems(t.store);
   const scope = scopeOf(opts);
   const table = { allNamespaces: opts.allNamespaces === true, showLabels: opts.showLabels === true };
-  if (name === undefined) return { ...inScope(all, scope, selector), single: false, table };
+  if (name === undefined) return { ...inScope(all, scope, selector), single: false, table, scope };
   const f = resolveName(all, name, scope);
   return f.kind === 'record'
-    ? { records: [f.record], invalid: [], single: true, table }
-    : { records: [], invalid: [f.invalid], single: true, table };
+    ? { records: [f.record], invalid: [], single: true, table, scope }
+    : { records: [], invalid: [f.invalid], single: true, table, scope };
 }
 
 /** Prints what `render` made; returns it as one string, to tell a change while watching. */
@@ -58,10 +58,10 @@ export async function getCommand(
     const selector = opts.selector === undefined ? undefined : parseSelector(opts.selector);
     const first = await view(t, name, opts, selector);
     let last = show(o, first, format);
-    // A named item that is malformed has no object to print in a structured format.
-    if (first.single && first.records.length === 0 && !['table', 'wide', 'record'].includes(format.kind))
-      return EXIT.error;
-    if (!opts.watch) return EXIT.ok;
+    // A malformed item left out of stdout makes the output incomplete: exit 1, as kubectl does.
+    const dropped = dropsMalformed(first, format);
+    // A named malformed item: nothing to watch for in this format.
+    if (!opts.watch || (dropped && first.single)) return dropped ? EXIT.error : EXIT.ok;
     // Watch: print again whenever what would be shown changes, until interrupted.
     for (;;) {
       await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));

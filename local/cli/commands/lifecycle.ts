@@ -5,7 +5,8 @@ import { listItems } from '../../../lambdas/store/list.js';
 import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import { type ScopeOptions, scopeOf, usageMessage, withScope, withSelector } from '../options.js';
-import { DEFAULT_NAMESPACE, type Found, idOf, inScope, resolveName } from '../resolve.js';
+import { noResourcesFound } from '../output/render.js';
+import { type Found, idOf, inScope, resolveName } from '../resolve.js';
 import { parseSelector } from '../select.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
@@ -25,19 +26,24 @@ async function chosen(
   o: Output,
   name: string | undefined,
   opts: LifecycleOptions,
+  del = false,
 ): Promise<Found[] | undefined> {
   if ((name === undefined) === (opts.selector === undefined)) {
     o.err('error: give a name or -l SELECTOR (not both)');
+    return undefined;
+  }
+  // kubectl deletes everything only with --all; an empty "$SEL" must not do it by accident.
+  if (del && opts.selector?.trim() === '') {
+    o.err(
+      'error: delete -l needs a non-empty selector (an empty one would select everything); give a name or a selector',
+    );
     return undefined;
   }
   try {
     const all = await listItems(t.store);
     if (name !== undefined) return [resolveName(all, name, scopeOf(opts))];
     const picked = inScope(all, scopeOf(opts), parseSelector(opts.selector ?? '')).records;
-    if (picked.length === 0)
-      o.err(
-        `No resources found${opts.allNamespaces ? '' : ` in ${opts.namespace ?? DEFAULT_NAMESPACE} namespace`}.`,
-      );
+    if (picked.length === 0) o.err(noResourcesFound(scopeOf(opts)));
     return picked.map((record) => ({ kind: 'record', record }));
   } catch (err) {
     const message = usageMessage(err);
@@ -54,7 +60,7 @@ export async function deleteCommand(
   opts: LifecycleOptions,
   wait?: WaitRequest,
 ): Promise<number> {
-  const found = await chosen(t, o, name, opts);
+  const found = await chosen(t, o, name, opts, true);
   if (!found) return EXIT.error;
   const gone: WaitTarget[] = [];
   let failed = false;
