@@ -17,9 +17,12 @@ export interface Cli {
   withTarget(f: (t: Target) => Promise<number>): Promise<void>;
 }
 
-/** An error of a call to a deployed stack, naming the stack and where its names came from. */
+/**
+ * An error of a call to the target, naming it: a deployed stack and where its names came from, or
+ * the dev and its state file (a dev that stopped answering leaves only a refused connection).
+ */
 function inContext(t: Target, err: unknown): unknown {
-  if (t.kind !== 'aws' || !(err instanceof Error) || err instanceof TargetError) return err;
+  if (!(err instanceof Error) || err instanceof TargetError) return err;
   return new TargetError(`${err.message} (target: ${t.description})`, { cause: err });
 }
 

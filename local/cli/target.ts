@@ -5,7 +5,7 @@
  * endpoints: the CLI only reads and writes records, starts executions and, for `plan`, observes EKS
  * read-only and judges with the policy bundle the target itself serves, never one of its own.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
@@ -23,7 +23,7 @@ import { SimAdminClient } from '../eks-sim/index.js';
 import { LOCAL_DEFAULTS } from '../runtime/control-plane.js';
 import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';
 import { cliVersion } from './config/cli-version.js';
-import { configPath, readConfig } from './config/file.js';
+import { ConfigFileError, configPath, readConfig } from './config/file.js';
 import { type AwsSelection, describeSelection, selectTarget, type TargetOptions } from './config/resolve.js';
 import { bundleRevision, type Fact, stackVersion } from './config/stack-facts.js';
 
@@ -164,6 +164,26 @@ function devBundle(state: DevState, statePath: string): { path: string; revision
   return state.policyBundle;
 }
 
+/**
+ * The running dev's version as its state file records it, once dev answers on its store endpoint: a
+ * state file whose dev no longer answers (its process id reused) says so instead of a version.
+ */
+async function devVersion(state: DevState, wiring: WiringInput, statePath: string): Promise<Fact> {
+  const ddb = new DynamoDBClient(sdkOptions(wiring, 'dynamodb'));
+  try {
+    await ddb.send(new DescribeTableCommand({ TableName: state.tableName }));
+  } catch (err) {
+    return {
+      unknown: `cloudorch dev does not answer at ${state.endpoints.dynamodb} (${(err as Error).message}); state file ${statePath}`,
+    };
+  } finally {
+    ddb.destroy();
+  }
+  return state.version
+    ? { value: state.version }
+    : { unknown: `the running cloudorch dev did not record its version in ${statePath}: restart it` };
+}
+
 async function devTarget(): Promise<Target> {
   const statePath = devStatePath();
   const state = await readDevState(statePath);
@@ -184,7 +204,7 @@ async function devTarget(): Promise<Target> {
   };
   const { deps, close } = cliClients(wiring);
   const closers: Closers = [close];
-  const description = `cloudorch dev (dashboard ${state.endpoints.dashboard})`;
+  const description = `cloudorch dev (dashboard ${state.endpoints.dashboard}, state file ${statePath})`;
   return {
     kind: 'local',
     description,
@@ -205,7 +225,7 @@ async function devTarget(): Promise<Target> {
         policyBundle: bundle.path,
         // What the file holds now: dev reloads it, so it is what dev judges with.
         policyRevision: await bundleRevision(new FileBundleSource(bundle.path)),
-        stackVersion: { value: cliVersion() },
+        stackVersion: await devVersion(state, wiring, statePath),
       };
     },
     close: closeAll(closers),
@@ -214,6 +234,10 @@ async function devTarget(): Promise<Target> {
 
 export async function resolveTarget(opts: TargetOptions, env: Env = process.env): Promise<Target> {
   const path = configPath(env);
-  const selection = selectTarget(opts, env, await readConfig(path), path);
+  const config = await readConfig(path).catch((err: unknown) => {
+    if (err instanceof ConfigFileError) return err;
+    throw err;
+  });
+  const selection = selectTarget(opts, env, config, path);
   return selection.kind === 'aws' ? awsTarget(selection) : devTarget();
 }

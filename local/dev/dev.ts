@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { addMetricSink } from '../../lambdas/handlers/telemetry.js';
+import { cliVersion } from '../cli/config/cli-version.js';
 import { type ControlPlane, LOCAL_REGION, LOCAL_TABLE, startControlPlane } from '../runtime/control-plane.js';
 import { awsCommands } from './aws-commands.js';
 import { MetricRecorder } from './recorder.js';
@@ -58,6 +59,7 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
       ...names,
       endpoints: { ...cp.endpoints, dashboard: started.url },
       startedAt: startedAt.toISOString(),
+      version: cliVersion(),
       // `plan` judges with this file, never a bundle of its own, so it decides as dev would.
       policyBundle: { path: resolve(cp.policyBundlePath), ...(revision ? { revision } : {}) },
     });

@@ -19,6 +19,8 @@ export interface DevState {
     readonly dashboard: string;
   };
   readonly startedAt: string;
+  /** The CloudOrch version the running dev is (`cloudorch version` reports it as the stack's). */
+  readonly version?: string;
   /** The bundle file dev's engine reloads (absolute), and the `.manifest` revision it loaded at start. */
   readonly policyBundle?: { readonly path: string; readonly revision?: string };
 }
@@ -45,7 +47,15 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The running dev control plane, or undefined when none is running (a stale file is ignored). */
+/** A state file that is there but cannot be what `cloudorch dev` wrote. */
+export class DevStateError extends Error {
+  override readonly name = 'DevStateError';
+}
+
+/**
+ * The running dev control plane, or undefined when none is running (a file whose process is gone
+ * is ignored). A file that does not parse is an error naming it, never taken for "no dev".
+ */
 export async function readDevState(path: string): Promise<DevState | undefined> {
   let text: string;
   try {
@@ -53,7 +63,17 @@ export async function readDevState(path: string): Promise<DevState | undefined> 
   } catch {
     return undefined;
   }
-  const s = JSON.parse(text) as DevState;
+  let s: DevState;
+  try {
+    s = JSON.parse(text) as DevState;
+  } catch (err) {
+    throw new DevStateError(
+      `${path} is not a cloudorch dev state file (${(err as Error).message}): remove it, or restart cloudorch dev`,
+      { cause: err },
+    );
+  }
+  if (typeof s?.pid !== 'number' || typeof s.endpoints !== 'object' || s.endpoints === null)
+    throw new DevStateError(`${path} is not a cloudorch dev state file (no pid or endpoints): remove it`);
   return alive(s.pid) ? s : undefined;
 }
 

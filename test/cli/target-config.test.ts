@@ -51,6 +51,22 @@ function brief(s: Selection): string {
   return `${s.table.value}@${s.region.value} [${s.table.from} | ${s.region.from}]`;
 }
 
+describe('a config file that cannot be read', () => {
+  const broken = new ConfigFileError(`${PATH} is not YAML: bad`);
+  it('does not stop --target dev or a stack given by flags or the environment', () => {
+    expect(brief(selectTarget({ target: 'dev' }, {}, broken, PATH))).toBe('dev');
+    expect(brief(selectTarget({ table: 't', region: 'r' }, {}, broken, PATH))).toMatch(/^t@r /);
+    expect(brief(selectTarget({}, { CLOUDORCH_TABLE_NAME: 't', AWS_REGION: 'r' }, broken, PATH))).toMatch(
+      /^t@r /,
+    );
+  });
+
+  it('is the error when the selection needs it: a named target, or finding the current one', () => {
+    expect(() => selectTarget({ target: 'prod' }, {}, broken, PATH)).toThrow(broken);
+    expect(() => selectTarget({}, {}, broken, PATH)).toThrow(broken);
+  });
+});
+
 describe('target precedence: flags > environment > current named target > running dev', () => {
   const cases: { why: string; flags: TargetOptions; env: Env; config?: CliConfig; want: string }[] = [
     { why: 'nothing configured: the running dev', flags: {}, env: {}, config: { targets: {} }, want: 'dev' },

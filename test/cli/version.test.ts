@@ -147,6 +147,40 @@ describe('against cloudorch dev', () => {
   });
 });
 
+describe('a state file whose dev no longer answers', () => {
+  it('version says dev does not answer instead of a version; a call names dev and its state file', async () => {
+    const original = readFileSync(statePath, 'utf8');
+    const state = JSON.parse(original) as DevStateFile & { endpoints: Record<string, string> };
+    // A live process id (this test's) with endpoints nobody listens on: a stopped dev whose id was reused.
+    const dead = 'http://127.0.0.1:1';
+    const stale = join(dir, 'stale.json');
+    writeFileSync(
+      stale,
+      JSON.stringify({
+        ...state,
+        pid: process.pid,
+        endpoints: { dynamodb: dead, eks: dead, sfn: dead, dashboard: dead },
+      }),
+    );
+    const env = { ...BASE, CLOUDORCH_DEV_STATE: stale };
+    const v = await cloudorch(['version', '-o', 'json'], env);
+    expect(JSON.parse(v.stdout).stackVersion.unknown).toMatch(
+      new RegExp(`^cloudorch dev does not answer at ${dead}.*; state file ${stale}$`),
+    );
+    const g = await cloudorch(['get'], env);
+    expect(g.code).toBe(1);
+    expect(g.stderr).toContain(`(target: cloudorch dev (dashboard ${dead}, state file ${stale}))`);
+  });
+
+  it('a corrupt state file is named, not taken for "no dev"', async () => {
+    const corrupt = join(dir, 'corrupt.json');
+    writeFileSync(corrupt, '{"pid": 1');
+    const r = await cloudorch(['get'], { ...BASE, CLOUDORCH_DEV_STATE: corrupt });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: ${corrupt} is not a cloudorch dev state file`));
+  });
+});
+
 describe('against a deployed stack (moto)', () => {
   let moto: Moto;
   let env: Record<string, string>;

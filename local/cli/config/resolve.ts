@@ -10,7 +10,7 @@
 import { DEFAULTS_ENV, ENV } from '../../../lambdas/config.js';
 import type { PlanDefaults } from '../../../lambdas/core/plan/types.js';
 import { defaultsFromEnv } from '../../../lambdas/handlers/deployment-defaults.js';
-import { type CliConfig, DEV_TARGET, type StoredTarget } from './file.js';
+import { type CliConfig, ConfigFileError, DEV_TARGET, type StoredTarget } from './file.js';
 
 /** The program options that choose a target. */
 export interface TargetOptions {
@@ -144,7 +144,23 @@ function named(name: string, config: CliConfig, path: string, flags: Fields, how
 /** CloudOrch's own variables that only mean something beside a table. */
 const STACK_ONLY_ENV = [ENV.stateMachine, ENV.policyBundleS3, ...Object.values(DEFAULTS_ENV)];
 
-export function selectTarget(flagOpts: TargetOptions, env: Env, config: CliConfig, path: string): Selection {
+/**
+ * The config file, or why it could not be read: a broken file only matters to a selection that
+ * needs it (a named or current target), never to `--target dev` or a stack given by flags or env.
+ */
+export type ConfigOrError = CliConfig | ConfigFileError;
+
+const loaded = (c: ConfigOrError): CliConfig => {
+  if (c instanceof ConfigFileError) throw c;
+  return c;
+};
+
+export function selectTarget(
+  flagOpts: TargetOptions,
+  env: Env,
+  configOrError: ConfigOrError,
+  path: string,
+): Selection {
   const flags = fromFlags(flagOpts);
   if (flagOpts.target === DEV_TARGET) {
     const extra = Object.values(flags).map((s) => s.from);
@@ -154,7 +170,7 @@ export function selectTarget(flagOpts: TargetOptions, env: Env, config: CliConfi
       );
     return { kind: 'dev' };
   }
-  if (flagOpts.target) return named(flagOpts.target, config, path, flags, '--target');
+  if (flagOpts.target) return named(flagOpts.target, loaded(configOrError), path, flags, '--target');
   if (flags.table || env[ENV.table]) {
     // The stack is the flags' and the environment's: its deployment defaults are the functions' names.
     return aws({ ...fromEnv(env), ...flags }, defaultsFromEnv(env), 'the environment (CLOUDORCH_DEFAULT_*)');
@@ -164,6 +180,7 @@ export function selectTarget(flagOpts: TargetOptions, env: Env, config: CliConfi
     throw new TargetConfigError(
       `${stray} is set but ${ENV.table} is not: set both to target a deployed stack, or unset ${stray}`,
     );
+  const config = loaded(configOrError);
   const current = config.currentTarget;
   if (current && current !== DEV_TARGET) return named(current, config, path, flags, 'current target');
   const given = Object.values(flags);
