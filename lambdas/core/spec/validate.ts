@@ -59,7 +59,27 @@ export function reservedKeyMessage(key: PropertyKey): string {
   return `${JSON.stringify(String(key))} is not allowed as a key (JavaScript reserves it; it would be dropped or misread)`;
 }
 
-function toIssues(error: z.ZodError, skip: ReadonlySet<string>): SpecIssue[] {
+/** Whether `path` leads to nothing in `input` (a field left out, not one with a wrong value). */
+function absent(input: unknown, path: readonly PropertyKey[]): boolean {
+  let v: unknown = input;
+  for (const p of path) {
+    if (typeof v !== 'object' || v === null) return false;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v === undefined;
+}
+
+/**
+ * A required field left out fails its type or its allowlist; saying `required` is the one rule for
+ * all of them, rather than each field's own message about the value `undefined`.
+ */
+function missingRequired(input: unknown, i: z.core.$ZodIssue): boolean {
+  return (
+    (i.code === 'invalid_type' || i.code === 'invalid_value') && i.path.length > 0 && absent(input, i.path)
+  );
+}
+
+function toIssues(error: z.ZodError, skip: ReadonlySet<string>, input: unknown): SpecIssue[] {
   const issues: SpecIssue[] = [];
   for (const i of error.issues) {
     if (i.code === 'unrecognized_keys') {
@@ -75,7 +95,8 @@ function toIssues(error: z.ZodError, skip: ReadonlySet<string>): SpecIssue[] {
       continue;
     }
     const field = fieldOf(i.path);
-    issues.push({ field, rule: i.code, message: `${field}: ${i.message}` });
+    if (missingRequired(input, i)) issues.push({ field, rule: 'required', message: `${field}: required` });
+    else issues.push({ field, rule: i.code, message: `${field}: ${i.message}` });
   }
   return issues;
 }
@@ -87,7 +108,7 @@ export function validateSpec(input: unknown): SpecResult {
   });
   const r = specSchema.safeParse(input);
   if (r.success && reserved.length === 0) return { ok: true, spec: r.data };
-  const rest = r.success ? [] : toIssues(r.error, new Set(reserved.map((i) => i.field)));
+  const rest = r.success ? [] : toIssues(r.error, new Set(reserved.map((i) => i.field)), input);
   return { ok: false, issues: [...reserved, ...rest] };
 }
 
