@@ -89,7 +89,8 @@ afterAll(async () => {
 describe('bash completion', () => {
   it('loads in bash and registers itself for cloudorch', async () => {
     const r = await run('bash', ['-c', 'source <(cloudorch completion bash) && complete -p cloudorch']);
-    expect(r).toMatchObject({ code: 0, stdout: 'complete -F _cloudorch cloudorch\n' });
+    // -o default: bash completes file names where the script offers nothing.
+    expect(r).toMatchObject({ code: 0, stdout: 'complete -o default -F _cloudorch cloudorch\n' });
   });
 
   it('completes commands, subcommands and options from the program', async () => {
@@ -111,6 +112,42 @@ describe('bash completion', () => {
     expect(await complete(['cloudorch', '--target', 'dev', 'reconcile', ''])).toEqual(['dev-small']);
     // A target that cannot be reached completes nothing, and says nothing.
     expect(await complete(['cloudorch', '--target', 'prod', 'delete', ''])).toEqual([]);
+  });
+
+  it('completes file and folder names after the options that take a path', async () => {
+    const files = join(dir, 'files');
+    mkdirSync(join(files, 'policies-dir'), { recursive: true });
+    writeFileSync(join(files, 'cluster.yaml'), '');
+    const p = `${files}/`;
+    const both = [`${p}cluster.yaml`, `${p}policies-dir`];
+    expect(await complete(['cloudorch', 'apply', '-f', p])).toEqual(both);
+    expect(await complete(['cloudorch', 'plan', '--file', `${p}c`])).toEqual([`${p}cluster.yaml`]);
+    expect(await complete(['cloudorch', 'policy', 'test', '--policies', `${p}p`])).toEqual([
+      `${p}policies-dir`,
+    ]);
+    const tree = completionTree(buildProgram());
+    for (const flag of ['-f', '--file', '--policies', '--out', '--data-dir'])
+      expect(
+        tree.some((n) => n.valueOptions.includes(flag)),
+        flag,
+      ).toBe(true);
+  });
+
+  it('refuses a target name that is not one plain token, naming the rule', async () => {
+    for (const name of ['bad name/x', '_x', 'a'.repeat(64)]) {
+      const r = await run('cloudorch', [
+        'config',
+        'set-target',
+        name,
+        '--table',
+        't',
+        '--region',
+        'eu-west-1',
+      ]);
+      expect({ name, code: r.code }).toEqual({ name, code: 1 });
+      expect(r.stderr).toContain('starting with a letter or digit, at most 63 characters');
+    }
+    expect(await complete(['cloudorch', '--target', ''])).toEqual(['dev', 'prod']);
   });
 
   it('completes target names', async () => {
@@ -167,6 +204,19 @@ describe('zsh completion', () => {
       `compdef() { :; }; source ${file}; __cloudorch_subcommands ''`,
     ]);
     expect(r).toMatchObject({ code: 0, stderr: '', stdout: `${top?.subcommands.join(' ')}\n` });
+  });
+
+  it('completes paths with _files after the options that take one', async () => {
+    const r = await run('cloudorch', ['completion', 'zsh']);
+    expect(r.stdout).toContain('then _files; return; fi');
+    const file = join(dir, '_cloudorch_files');
+    writeFileSync(file, r.stdout);
+    const asks = await run(zsh ?? 'zsh', [
+      '-f',
+      '-c',
+      `compdef() { :; }; source ${file}; setopt ksharrays; __cloudorch_candidates 3 cloudorch apply -f x; __cloudorch_candidates 4 cloudorch policy test --policies ''`,
+    ]);
+    expect(asks).toMatchObject({ code: 0, stdout: '__cloudorch_files\n__cloudorch_files\n' });
   });
 
   it('rejects other shells', async () => {

@@ -13,6 +13,10 @@ import { EXIT } from './exit.js';
 /** Commands whose argument is a CloudCluster, and those whose argument is a target's name. */
 const CLUSTER_COMMANDS = ['get', 'describe', 'delete', 'reconcile', 'sim drift'];
 const TARGET_COMMANDS = ['config use-target', 'config delete-target', 'config set-target'];
+/** Options whose value is a file or folder: the shells complete paths there. */
+export const PATH_OPTIONS = ['-f', '--file', '--policies', '--out', '--data-dir'];
+/** What the shared logic prints to ask the shell for path completion instead of words. */
+const FILES = '__cloudorch_files';
 /** How long `__complete` may take before it gives up quietly (a completion must not hang a shell). */
 const COMPLETE_TIMEOUT_MS = 5000;
 
@@ -104,6 +108,7 @@ __cloudorch_candidates() {
   if (( cword > 1 )); then prev=\${cw[cword-1]}; fi
   if [[ -n "$prev" && " $(__cloudorch_value_options "$cmdpath") " == *" $prev "* ]]; then
     if [[ "$prev" == --target ]]; then "\${cw[0]}" __complete targets 2>/dev/null; fi
+    if [[ " ${PATH_OPTIONS.join(' ')} " == *" $prev "* ]]; then echo ${FILES}; fi
     return 0
   fi
   if [[ "$cur" == -* ]]; then __cloudorch_options "$cmdpath"; return 0; fi
@@ -121,10 +126,18 @@ export function bashScript(program: Command): string {
   return `# cloudorch completion for bash: source <(cloudorch completion bash)
 ${core(program)}
 _cloudorch() {
-  local IFS=$' \\t\\n'
-  COMPREPLY=($(compgen -W "$(__cloudorch_candidates "$COMP_CWORD" "\${COMP_WORDS[@]}")" -- "\${COMP_WORDS[COMP_CWORD]}"))
+  local IFS=$'\\n' cands cur=\${COMP_WORDS[COMP_CWORD]}
+  cands=$(__cloudorch_candidates "$COMP_CWORD" "\${COMP_WORDS[@]}")
+  if [[ "$cands" == ${FILES} ]]; then
+    compopt -o filenames 2>/dev/null
+    COMPREPLY=($(compgen -f -- "$cur"))
+    return 0
+  fi
+  IFS=$' \\t\\n'
+  COMPREPLY=($(compgen -W "$cands" -- "$cur"))
 }
-complete -F _cloudorch cloudorch
+# -o default: where nothing is offered (a value, an argument), bash completes file names.
+complete -o default -F _cloudorch cloudorch
 `;
 }
 
@@ -136,6 +149,7 @@ _cloudorch() {
   setopt localoptions ksharrays
   local -a cands
   cands=(\${=$(__cloudorch_candidates $((CURRENT - 1)) "\${words[@]}")})
+  if [[ "\${cands[*]}" == ${FILES} ]]; then _files; return; fi
   compadd -- "\${cands[@]}"
 }
 compdef _cloudorch cloudorch

@@ -51,6 +51,17 @@ export class ConfigFileError extends Error {
   override readonly name = 'ConfigFileError';
 }
 
+/** The rule for a stored target's name: one plain token, so shells and completion keep it whole. */
+export const TARGET_NAME_RULE =
+  'letters, digits, ".", "_" and "-", starting with a letter or digit, at most 63 characters';
+const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** Refuses a target name outside {@link TARGET_NAME_RULE}. */
+export function checkTargetName(name: string): void {
+  if (!TARGET_NAME.test(name))
+    throw new ConfigFileError(`target name ${JSON.stringify(name)} is not allowed: use ${TARGET_NAME_RULE}`);
+}
+
 export function configPath(env: Readonly<Record<string, string | undefined>> = process.env): string {
   if (env.CLOUDORCH_CONFIG) return env.CLOUDORCH_CONFIG;
   const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
@@ -84,6 +95,8 @@ export async function readConfig(path: string): Promise<CliConfig> {
 
 /** Replaces the file in one rename, so a reader never sees half of it; only the user may read it. */
 export async function writeConfig(path: string, config: CliConfig): Promise<void> {
+  // Checked on write (set-target), so a file from before the rule still reads and can be fixed.
+  for (const name of Object.keys(config.targets)) checkTargetName(name);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
