@@ -22,7 +22,6 @@ import { type DevState, devStatePath, readDevState } from '../dev/state-file.js'
 import { SimAdminClient } from '../eks-sim/index.js';
 import { LOCAL_DEFAULTS } from '../runtime/control-plane.js';
 import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';
-import { cliVersion } from './config/cli-version.js';
 import { ConfigFileError, configPath, readConfig } from './config/file.js';
 import { type AwsSelection, describeSelection, selectTarget, type TargetOptions } from './config/resolve.js';
 import { bundleRevision, type Fact, stackVersion } from './config/stack-facts.js';
