@@ -1,14 +1,17 @@
 /**
  * The policy checks, one definition for the test command (scripts/policy-checks.sh) and for
  * `cloudorch policy test`: formatting, a strict compile, the Rego unit tests, and their coverage
- * against a threshold. Each step reports opa's own output; a failed step stops the checks.
+ * against a threshold. Each step reports opa's own output; a failed step stops the checks. A missing
+ * folder, or one without .rego files, is a PolicyBuildError before any opa step.
  *
  * Run directly: `tsx policies/check.ts [policiesDir]`.
  */
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { PolicyBuildError } from '../lambdas/policy/errors.js';
 import { findOpa, POLICY_DIR } from './build.js';
 
 const run = promisify(execFile);
@@ -56,6 +59,31 @@ function coverageStep(output: string, ok: boolean, threshold: number): StepResul
   return { step, ok: ok && coverage >= threshold, output: `coverage ${coverage.toFixed(1)}%` };
 }
 
+/** Whether `dir` holds a .rego file at any depth, outside the build output. */
+async function hasRego(dir: string): Promise<boolean> {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    if (e.isFile() && e.name.endsWith('.rego')) return true;
+    if (e.isDirectory() && e.name !== 'build' && (await hasRego(join(dir, e.name)))) return true;
+  }
+  return false;
+}
+
+/** A folder that is missing or holds no policy is said as such, not as a formatting failure. */
+async function checkFolder(dir: string): Promise<void> {
+  const s = await stat(dir).catch(() => undefined);
+  if (!s?.isDirectory()) throw new PolicyBuildError(`policies folder ${dir} does not exist`, '');
+  if (!(await hasRego(dir))) throw new PolicyBuildError(`policies folder ${dir} holds no .rego file`, '');
+}
+
+/**
+ * `opa fmt --list --fail` fails both for unformatted files (it lists them) and for a file it cannot
+ * parse (`failed to format …: rego_parse_error`); only the first is fixed by `opa fmt -w`.
+ */
+function fmtOutput(dir: string, output: string): { step: string; output: string } {
+  if (/rego_parse_error|failed to format/.test(output)) return { step: 'opa parse', output };
+  return { step: 'opa fmt', output: `not opa-fmt formatted (run: opa fmt -w ${dir}):\n${output}` };
+}
+
 /** One line per step: `ok   step` (with the coverage figure), or `FAIL step` and opa's output. */
 export function stepLine(s: StepResult): string {
   if (!s.ok) return `FAIL ${s.step}\n${s.output}`;
@@ -67,6 +95,7 @@ export async function checkPolicies(opts: CheckOptions = {}): Promise<{ ok: bool
   const dir = resolve(opts.policiesDir ?? POLICY_DIR);
   const bin = opts.opa ?? findOpa();
   const threshold = opts.coverageThreshold ?? COVERAGE_THRESHOLD;
+  await checkFolder(dir);
   const steps: StepResult[] = [];
   const plain: [string, string[]][] = [
     ['opa fmt', ['fmt', '--list', '--fail', dir]],
@@ -75,10 +104,8 @@ export async function checkPolicies(opts: CheckOptions = {}): Promise<{ ok: bool
   ];
   for (const [step, args] of plain) {
     const r = await opa(bin, args);
-    // `fmt --list` names the files that are not formatted; say what to run.
-    const output =
-      step === 'opa fmt' && !r.ok ? `not opa-fmt formatted (run: opa fmt -w ${dir}):\n${r.output}` : r.output;
-    steps.push({ step, ok: r.ok, output });
+    const failed = step === 'opa fmt' && !r.ok ? fmtOutput(dir, r.output) : { step, output: r.output };
+    steps.push({ ...failed, ok: r.ok });
     opts.onStep?.(steps.at(-1) as StepResult);
     if (!r.ok) return { ok: false, steps };
   }

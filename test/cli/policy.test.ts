@@ -1,6 +1,6 @@
 /** `cloudorch policy build|test` through the real binary, on copies of the policies. */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -58,6 +58,37 @@ describe('cloudorch policy', () => {
     expect(r.stderr).toContain('extra.rego');
     expect(r.stderr).toContain('opa fmt -w');
     expect(r.stdout).not.toContain('opa test');
+  }, 120_000);
+
+  it('test says a syntax error is a parse error, with opa s message and no opa fmt -w advice', async () => {
+    const dir = await policiesCopy(
+      'unparsable',
+      'package cloudorch.rules.extra\n\nviolations contains v if {\n',
+    );
+    const r = await cli('policy', 'test', '--policies', dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('FAIL opa parse');
+    expect(r.stderr).toContain('rego_parse_error');
+    expect(r.stderr).toContain('extra.rego');
+    expect(r.stderr).not.toContain('opa fmt -w');
+    expect(r.stderr).not.toContain('FAIL opa fmt');
+  }, 120_000);
+
+  it('test says a missing policies folder, or one without .rego, is that, before any opa step', async () => {
+    const missing = join(tmp, 'no-such-folder');
+    expect(await cli('policy', 'test', '--policies', missing)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: policies folder ${missing} does not exist\n`,
+    });
+    const empty = join(tmp, 'empty');
+    await mkdir(join(empty, 'build'), { recursive: true });
+    await writeFile(join(empty, 'build', 'stale.rego'), 'package x\n');
+    expect(await cli('policy', 'test', '--policies', empty)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: policies folder ${empty} holds no .rego file\n`,
+    });
   }, 120_000);
 
   it('test fails when coverage is under the threshold asked for', async () => {
