@@ -272,7 +272,11 @@ describe('cloudorch against cloudorch dev', () => {
 
   it('exits quietly when the reader of its output goes away (`get | head -1`)', async () => {
     // -A: the records are outside default, and an empty list would write nothing to stdout.
-    for (const args of [['get', '-A'], ['get', '-A', '-o', 'json'], ['get', '-A', '-w']]) {
+    for (const args of [
+      ['get', '-A'],
+      ['get', '-A', '-o', 'json'],
+      ['get', '-A', '-w'],
+    ]) {
       const r = await withClosedStdout(args);
       expect({ args, ...r }).toEqual({ args, code: 0, signal: null, stderr: '' });
     }
