@@ -2,7 +2,7 @@
  * The CLI end to end against `cloudorch dev` started as a child process, exactly as a user runs
  * them: apply -> Ready, drift -> corrected, plan exit codes, clear errors that change nothing.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,41 +14,14 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, type Dev, minimalEnv, type Result, ROOT, startDev, until } from './dev-child.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const CLI = join(ROOT, 'bin/cloudorch.mjs');
 const EXAMPLE = join(ROOT, 'examples/dev-small.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'cloudorch-cli-'));
-const env = { ...process.env, CLOUDORCH_DEV_STATE: join(dir, 'dev.json'), NO_COLOR: '1' };
+const env = minimalEnv(dir);
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cloudorch(args: string[], input?: string): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env, cwd: ROOT, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-    if (input !== undefined) child.stdin?.end(input);
-  });
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const v = await f();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+let dev: Dev;
+const cloudorch = (args: string[], input?: string) => dev.cloudorch(args, input);
 
 interface Rec {
   id: string;
@@ -119,37 +92,18 @@ function devEndpoints(): { dynamodb: string; dashboard: string } {
   ).endpoints;
 }
 
-let dev: ChildProcess;
-let devLog = '';
 beforeAll(async () => {
-  dev = spawn(
-    process.execPath,
-    [CLI, 'dev', '--port', '0', '--sweep-interval', '1', '--speed', '2000', '--wait-scale', '0.005'],
-    { env, cwd: ROOT },
-  );
-  dev.stdout?.on('data', (d: Buffer) => {
-    devLog += d.toString();
-  });
-  dev.stderr?.on('data', (d: Buffer) => {
-    devLog += d.toString();
-  });
-  await until('cloudorch dev to start', async () =>
-    existsSync(env.CLOUDORCH_DEV_STATE) && devLog.includes('press Ctrl-C') ? true : undefined,
-  );
+  dev = await startDev({ dir, env });
 }, 120_000);
 
 afterAll(async () => {
-  if (dev && dev.exitCode === null) {
-    const exited = new Promise((r) => dev.once('exit', r));
-    dev.kill('SIGINT');
-    await exited;
-  }
+  await dev?.stop();
 });
 
 describe('cloudorch against cloudorch dev', () => {
   it('dev prints where each part listens', () => {
     for (const part of ['dashboard', 'DynamoDB store', 'EKS simulator', 'Step Functions', 'sweep'])
-      expect(devLog).toContain(part);
+      expect(dev.log()).toContain(part);
   });
 
   it('apply -> Ready, and get shows the columns', async () => {

@@ -3,31 +3,23 @@
  * subcommands, options, and CloudCluster and target names from a running `cloudorch dev` (a child
  * process); the zsh script parses in zsh (installed by scripts/setup.sh) and its helpers answer there.
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Help } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completionTree } from '../../local/cli/commands/completion.js';
 import { buildProgram } from '../../local/cli/main.js';
+import { CLI, type Dev, minimalEnv, ROOT, startDev } from './dev-child.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const CLI = join(ROOT, 'bin/cloudorch.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'cloudorch-completion-'));
-const statePath = join(dir, 'dev.json');
 // `cloudorch` on PATH, as an installed CLI is: the completion runs the word the user typed.
 const bin = join(dir, 'bin');
 mkdirSync(bin);
 writeFileSync(join(bin, 'cloudorch'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
 chmodSync(join(bin, 'cloudorch'), 0o755);
-const env = {
-  PATH: `${bin}:${process.env.PATH ?? ''}`,
-  HOME: dir,
-  NO_COLOR: '1',
-  CLOUDORCH_CONFIG: join(dir, 'config.yaml'),
-  CLOUDORCH_DEV_STATE: statePath,
-};
+const env = { ...minimalEnv(dir), PATH: `${bin}:${process.env.PATH ?? ''}` };
 
 function run(
   file: string,
@@ -53,17 +45,9 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   return r.stdout.split('\n').filter(Boolean).sort();
 }
 
-let dev: ChildProcess;
-let devLog = '';
+let dev: Dev;
 beforeAll(async () => {
-  dev = spawn(process.execPath, [CLI, 'dev', '--port', '0', '--sweep-interval', '5'], { env, cwd: ROOT });
-  for (const s of [dev.stdout, dev.stderr])
-    s?.on('data', (d: Buffer) => {
-      devLog += d.toString();
-    });
-  for (let i = 0; i < 1200 && !(existsSync(statePath) && devLog.includes('press Ctrl-C')); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  if (!existsSync(statePath)) throw new Error(`cloudorch dev did not start:\n${devLog}`);
+  dev = await startDev({ dir, env, args: ['--port', '0', '--sweep-interval', '5'] });
   const applied = await run('cloudorch', ['apply', '-f', join(ROOT, 'examples/dev-small.yaml')]);
   expect(applied.code, applied.stderr).toBe(0);
   const set = await run('cloudorch', [
@@ -79,11 +63,7 @@ beforeAll(async () => {
 }, 150_000);
 
 afterAll(async () => {
-  if (dev && dev.exitCode === null) {
-    const exited = new Promise((r) => dev.once('exit', r));
-    dev.kill('SIGINT');
-    await exited;
-  }
+  await dev?.stop();
 });
 
 describe('bash completion', () => {

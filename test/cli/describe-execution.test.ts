@@ -3,9 +3,7 @@
  * then a real failed execution (CreateCluster answering 5xx until the retries run out) read through
  * the CLI from `cloudorch dev`'s Step Functions endpoint.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecutionDoesNotExist, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +18,7 @@ import {
   namePrefixes,
   readExecution,
 } from '../../local/cli/executions.js';
+import { type Dev, ROOT, startDev } from './dev-child.js';
 
 const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({
   type: type as HistoryEvent['type'],
@@ -213,54 +212,23 @@ describe('describe: which execution', () => {
   });
 });
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const CLI = join(ROOT, 'bin/cloudorch.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'cloudorch-describe-exec-'));
-const env = { ...process.env, CLOUDORCH_DEV_STATE: join(dir, 'dev.json'), NO_COLOR: '1' };
-
-function cloudorch(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+let dev: Dev;
+const cloudorch = (args: string[]) => dev.cloudorch(args);
 
 describe('cloudorch describe of a cluster whose execution failed', () => {
-  let dev: ChildProcess;
-  let devLog = '';
   beforeAll(async () => {
-    dev = spawn(
-      process.execPath,
-      [CLI, 'dev', '--port', '0', '--sweep-interval', '1', '--speed', '2000', '--wait-scale', '0.005'],
-      { env, cwd: ROOT },
-    );
-    const log = (d: Buffer) => {
-      devLog += d.toString();
-    };
-    dev.stdout?.on('data', log);
-    dev.stderr?.on('data', log);
-    for (
-      let i = 0;
-      i < 1200 && !(existsSync(env.CLOUDORCH_DEV_STATE) && devLog.includes('press Ctrl-C'));
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 100));
+    dev = await startDev();
   }, 130_000);
 
   afterAll(async () => {
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((r) => dev.once('exit', r));
-      dev.kill('SIGINT');
-      await exited;
-    }
+    await dev?.stop();
   });
 
   it('shows the failed execution: its name, status, times, the state that failed and the error', async () => {
     // Every CreateCluster answers 5xx: ApplyStep's retries run out, WriteFailure writes the status and
     // the execution ends FAILED (the sweep then backs off for minutes, so it stays the last one).
     expect((await cloudorch(['sim', 'faults', '--op', 'CreateCluster', '--errors', '1'])).code).toBe(0);
-    const manifest = join(dir, 'failing.yaml');
+    const manifest = join(dev.dir, 'failing.yaml');
     writeFileSync(
       manifest,
       readFileSync(join(ROOT, 'examples/dev-small.yaml'), 'utf8').replace('name: dev-small', 'name: failing'),
@@ -272,7 +240,7 @@ describe('cloudorch describe of a cluster whose execution failed', () => {
       await new Promise((r) => setTimeout(r, 200));
       out = (await cloudorch(['describe', 'team-payments/failing'])).stdout;
     }
-    expect(out, devLog).toMatch(/Ready\s+False\s+TransientError/);
+    expect(out, dev.log()).toMatch(/Ready\s+False\s+TransientError/);
     const section = out.slice(out.indexOf('Last execution:'), out.indexOf('Observed:'));
     expect(section).toMatch(/^Last execution:\n {2}team-payments_failing-\S+ \(the record's history\)\n/);
     expect(section).toMatch(/ {2}arn arn:aws:states:[^:]+:\d+:execution:\S+\n/);

@@ -4,9 +4,9 @@
  * deployed stack (moto standing in for DynamoDB, S3 and EKS) the bundle the stack serves from its
  * bucket and the version tag on its table.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient, TagResourceCommand } from '@aws-sdk/client-dynamodb';
@@ -17,21 +17,14 @@ import { parseBundle } from '../../lambdas/policy/index.js';
 import { CliVersionError, packageVersion } from '../../local/cli/config/cli-version.js';
 import { createTable } from '../../local/store/table.js';
 import { type Moto, startMoto } from '../provider/support/moto.js';
+import { CLI, type Dev, minimalEnv, ROOT, startDev } from './dev-child.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const CLI = join(ROOT, 'bin/cloudorch.mjs');
 const EXAMPLE = join(ROOT, 'examples/dev-small.yaml');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const dir = mkdtempSync(join(tmpdir(), 'cloudorch-version-'));
 const statePath = join(dir, 'dev.json');
 /** Only what the CLI needs: no ambient AWS or CloudOrch settings of the machine running the tests. */
-const BASE = {
-  PATH: process.env.PATH ?? '',
-  HOME: dir,
-  NO_COLOR: '1',
-  CLOUDORCH_CONFIG: join(dir, 'config.yaml'),
-  CLOUDORCH_DEV_STATE: statePath,
-};
+const BASE = minimalEnv(dir);
 
 interface Result {
   code: number;
@@ -55,28 +48,13 @@ const fingerprint = (path: string) => ({
   mtimeMs: statSync(path).mtimeMs,
 });
 
-let dev: ChildProcess;
-let devLog = '';
+let dev: Dev;
 beforeAll(async () => {
-  dev = spawn(process.execPath, [CLI, 'dev', '--port', '0', '--sweep-interval', '5'], {
-    env: BASE,
-    cwd: ROOT,
-  });
-  for (const s of [dev.stdout, dev.stderr])
-    s?.on('data', (d: Buffer) => {
-      devLog += d.toString();
-    });
-  for (let i = 0; i < 1200 && !(existsSync(statePath) && devLog.includes('press Ctrl-C')); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  if (!existsSync(statePath)) throw new Error(`cloudorch dev did not start:\n${devLog}`);
+  dev = await startDev({ dir, env: BASE, args: ['--port', '0', '--sweep-interval', '5'] });
 }, 150_000);
 
 afterAll(async () => {
-  if (dev && dev.exitCode === null) {
-    const exited = new Promise((r) => dev.once('exit', r));
-    dev.kill('SIGINT');
-    await exited;
-  }
+  await dev?.stop();
 });
 
 describe('--version', () => {

@@ -2,9 +2,8 @@
  * `apply --wait` and `delete --wait`: the pure judging and rendering as units, then the real CLI
  * against `cloudorch dev` started as a child process (one for this file).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Condition, REASON_HINT, Reason } from '../../lambdas/core/conditions.js';
@@ -22,6 +21,7 @@ import {
   waitRequest,
 } from '../../local/cli/commands/wait.js';
 import type { Output } from '../../local/cli/format.js';
+import { CLI, type Dev, type Result, ROOT, startDev } from './dev-child.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:01:00.000Z';
@@ -266,65 +266,25 @@ describe('wait: the poll loop', () => {
   });
 });
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const CLI = join(ROOT, 'bin/cloudorch.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'cloudorch-wait-'));
-const env = { ...process.env, CLOUDORCH_DEV_STATE: join(dir, 'dev.json'), NO_COLOR: '1' };
+let dev: Dev;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
+interface Timed extends Result {
   ms: number;
 }
 
-function cloudorch(args: string[]): Promise<Result> {
+async function cloudorch(args: string[]): Promise<Timed> {
   const start = Date.now();
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env, cwd: ROOT, timeout: 120_000 },
-      (err, stdout, stderr) => {
-        resolve({
-          code: err ? ((err as { code?: number }).code ?? 1) : 0,
-          stdout,
-          stderr,
-          ms: Date.now() - start,
-        });
-      },
-    );
-  });
+  const r = await dev.cloudorch(args);
+  return { ...r, ms: Date.now() - start };
 }
 
 describe('cloudorch apply/delete --wait against cloudorch dev', () => {
-  let dev: ChildProcess;
-  let devLog = '';
   beforeAll(async () => {
-    dev = spawn(
-      process.execPath,
-      [CLI, 'dev', '--port', '0', '--sweep-interval', '1', '--speed', '2000', '--wait-scale', '0.005'],
-      { env, cwd: ROOT },
-    );
-    const log = (d: Buffer) => {
-      devLog += d.toString();
-    };
-    dev.stdout?.on('data', log);
-    dev.stderr?.on('data', log);
-    for (
-      let i = 0;
-      i < 1200 && !(existsSync(env.CLOUDORCH_DEV_STATE) && devLog.includes('press Ctrl-C'));
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 100));
+    dev = await startDev();
   }, 130_000);
 
   afterAll(async () => {
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((r) => dev.once('exit', r));
-      dev.kill('SIGINT');
-      await exited;
-    }
+    await dev?.stop();
   });
 
   it('apply --wait follows an example to Ready and exits 0, with plain lines (no terminal)', async () => {
@@ -336,7 +296,7 @@ describe('cloudorch apply/delete --wait against cloudorch dev', () => {
       '-f',
       join(ROOT, 'examples/dev-small.yaml'),
     ]);
-    expect(r.code, `${r.stderr}\n${devLog}`).toBe(0);
+    expect(r.code, `${r.stderr}\n${dev.log()}`).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('cloudcluster/team-payments/dev-small created');
     expect(lines.at(-1)).toBe('cloudcluster/team-payments/dev-small Ready (generation 1)');
@@ -349,8 +309,11 @@ describe('cloudorch apply/delete --wait against cloudorch dev', () => {
     // `script` gives the CLI a pseudo-terminal, so its stdout is a TTY as in a shell.
     const cmd = `${process.execPath} ${CLI} apply --wait -f ${join(ROOT, 'examples/dev-small.yaml')}`;
     const r = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile('script', ['-qec', cmd, '/dev/null'], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }),
+      execFile(
+        'script',
+        ['-qec', cmd, '/dev/null'],
+        { env: dev.env, cwd: ROOT, timeout: 60_000 },
+        (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }),
       );
     });
     expect(r.code, r.stdout).toBe(0);
@@ -370,7 +333,7 @@ describe('cloudorch apply/delete --wait against cloudorch dev', () => {
   it('--timeout 1s exits 1 naming the timeout', async () => {
     // Creating this cluster keeps failing (transiently), so it cannot become Ready in time.
     expect((await cloudorch(['sim', 'faults', '--op', 'CreateCluster', '--errors', '1'])).code).toBe(0);
-    const slow = join(dir, 'slow.yaml');
+    const slow = join(dev.dir, 'slow.yaml');
     writeFileSync(
       slow,
       readFileSync(join(ROOT, 'examples/dev-small.yaml'), 'utf8')
