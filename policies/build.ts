@@ -3,12 +3,13 @@
  * files excluded, data files included, revision = a hash of the sources. Any opa error (syntax, type,
  * a built-in the wasm SDK does not implement) fails loudly with opa's own message.
  *
- * A prebuilt bundle is committed in `policies/prebuilt/` (and shipped in the npm package), so the
- * demo and an installed CLI need no opa: {@link ensurePolicyBundle} uses it whenever its revision
- * matches the sources beside it, and builds with opa only when they changed.
+ * The builder is the opa CLI, or `opa-wasm-build` (OPA's wasm compiler alone, which the demo's setup
+ * builds; see {@link findBundleBuilder}). The npm package ships a bundle built at pack time in
+ * `policies/prebuilt/` (never committed), so an installed CLI needs neither: {@link ensurePolicyBundle}
+ * uses it whenever its revision matches the sources beside it.
  *
  * Run directly: `tsx policies/build.ts [outDir]` (default `policies/build`), or
- * `tsx policies/build.ts --prebuilt` to refresh the committed bundle after changing the policies.
+ * `tsx policies/build.ts --prebuilt` to build the package's prebuilt bundle (prepack does).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -28,7 +29,7 @@ const run = promisify(execFile);
 export const POLICY_DIR = dirname(fileURLToPath(import.meta.url));
 export const ENTRYPOINT = 'cloudorch/decision';
 export const BUNDLE_FILE = 'bundle.tar.gz';
-/** The committed bundle built from the policies beside it (refreshed with `--prebuilt`). */
+/** The package's bundle, built at pack time from the policies beside it (`--prebuilt`); never committed. */
 export const PREBUILT_BUNDLE = join(POLICY_DIR, 'prebuilt', BUNDLE_FILE);
 /** Tests and build output never go into the bundle. */
 const IGNORE = ['*_test.rego', 'build', 'prebuilt'];
@@ -38,7 +39,7 @@ const OUTPUT_DIRS = new Set(['build', 'prebuilt']);
 export class NoPolicyBundleError extends domainError(
   'NoPolicyBundleError',
   'Permanent',
-  'Install opa (`. scripts/setup.sh` installs the pinned one, or set OPA_BIN to its path) to build the bundle from these policies; a stale bundle is never used.',
+  'Build the bundle compiler (`. scripts/setup-node.sh runtime` builds opa-wasm-build; `. scripts/setup.sh` installs the pinned opa; or set OPA_BIN) to build the bundle from these policies; a stale bundle is never used.',
 ) {}
 
 export interface BuildOptions {
@@ -71,6 +72,38 @@ export function findOpa(env: NodeJS.ProcessEnv = process.env): string {
   const found = cached.find((p) => existsSync(p));
   if (found) return found;
   throw new PolicyBuildError('the opa CLI was not found: run `. scripts/setup.sh` or set OPA_BIN', '');
+}
+
+const cacheDir = (env: NodeJS.ProcessEnv) =>
+  env.CLOUDORCH_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cloudorch');
+
+/**
+ * What builds the bundle: the opa CLI ({@link findOpa}), else `opa-wasm-build`, OPA's wasm compiler
+ * alone (tools/opa-wasm-build), which `scripts/setup-node.sh` builds for the demo in a fraction of
+ * the opa CLI's build time and which answers the two opa commands the build runs, byte for byte.
+ */
+export function findBundleBuilder(env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    return findOpa(env);
+  } catch (err) {
+    const found = findWasmBuilder(env);
+    if (found) return found;
+    throw new PolicyBuildError(
+      'neither the opa CLI nor opa-wasm-build was found: run `. scripts/setup-node.sh runtime` (builds opa-wasm-build) or `. scripts/setup.sh` (opa), or set OPA_BIN',
+      '',
+      { cause: err },
+    );
+  }
+}
+
+/** The opa-wasm-build the setup scripts put in the user cache, if any. */
+export function findWasmBuilder(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const cache = cacheDir(env);
+  if (!existsSync(cache)) return undefined;
+  return readdirSync(cache)
+    .filter((d) => d.startsWith('opa-wasm-build-'))
+    .map((d) => join(cache, d, 'bin', 'opa-wasm-build'))
+    .find((p) => existsSync(p));
 }
 
 async function sourceFiles(dir: string, root = dir): Promise<string[]> {
@@ -140,7 +173,7 @@ async function wasmCapabilities(opa: string, outDir: string): Promise<string> {
 export async function buildPolicyBundle(opts: BuildOptions): Promise<BuildResult> {
   const policiesDir = resolve(opts.policiesDir ?? POLICY_DIR);
   const outDir = resolve(opts.outDir);
-  const opa = opts.opa ?? findOpa();
+  const opa = opts.opa ?? findBundleBuilder();
   await mkdir(outDir, { recursive: true });
   const revision = await sourceRevision(policiesDir);
   const capabilities = await wasmCapabilities(opa, outDir);
@@ -214,18 +247,18 @@ export async function ensurePolicyBundle(
   if (prebuilt === revision) return { bundlePath: await placePrebuilt(bundlePath), revision, built: false };
   let opa: string;
   try {
-    opa = opts.opa ?? findOpa();
+    opa = opts.opa ?? findBundleBuilder();
   } catch (cause) {
     const shipped = prebuilt ? `the prebuilt bundle is revision ${prebuilt}` : 'there is no prebuilt bundle';
     throw new NoPolicyBundleError(
-      `no policy bundle matches the policies in ${policiesDir} (revision ${revision}; ${shipped}) and the opa CLI to build one was not found`,
+      `no policy bundle matches the policies in ${policiesDir} (revision ${revision}; ${shipped}) and neither the opa CLI nor opa-wasm-build was found to build one`,
       { cause },
     );
   }
   return { ...(await buildPolicyBundle({ policiesDir, outDir, opa })), built: true };
 }
 
-/** Rebuilds the committed prebuilt bundle when the policies changed (`--prebuilt`; needs opa). */
+/** Builds the package's prebuilt bundle when missing or stale (`--prebuilt`, run by prepack). */
 export async function refreshPrebuiltBundle(): Promise<BuildResult & { built: boolean }> {
   const revision = await sourceRevision();
   if ((await revisionOf(PREBUILT_BUNDLE)) === revision)

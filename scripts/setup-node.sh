@@ -93,10 +93,22 @@ ensure_esbuild() {
   export CLOUDORCH_ESBUILD="$dir/node_modules/esbuild/lib/main.js"
 }
 
+# The policy bundle's compiler: OPA's wasm compiler alone (tools/opa-wasm-build), built from the Go
+# module proxy in about a minute where the whole opa CLI takes several; policies/build.ts uses it
+# when no opa CLI is installed. Go is the one thing the machine must have.
+ensure_bundle_builder() {
+  local dir="$CACHE/opa-wasm-build-v1.22.3/bin"
+  if [ -x "$dir/opa-wasm-build" ]; then return; fi
+  command -v go >/dev/null 2>&1 || { log "Go is required to build the policy bundle's compiler (tools/opa-wasm-build)"; return 1; }
+  step "the policy bundle's compiler (OPA's wasm compiler, from the Go module proxy) into $dir" \
+    "$ROOT/tools/opa-wasm-build/build.sh" "$dir" >/dev/null
+}
+
 ensure_node
 ensure_npm_packages
 ensure_esbuild
-unset -f ensure_node npm_packages_current ensure_npm_packages ensure_esbuild
+ensure_bundle_builder
+unset -f ensure_node npm_packages_current ensure_npm_packages ensure_esbuild ensure_bundle_builder
 export PATH="$ROOT/node_modules/.bin:$PATH"
 export CLOUDORCH_CACHE="$CACHE"
 export NODE_NO_WARNINGS=1

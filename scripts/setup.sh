@@ -17,8 +17,9 @@ MOTO_VERSION=5.2.5
 # Defines ROOT, CACHE, log and step; installs Node and every npm package.
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/setup-node.sh" full
 
-# OPA CLI, built from the Go module proxy (pure Go; `opa build -t wasm` needs no cgo). Cold, the
-# build takes about ten minutes: the demo and the installed package use the prebuilt policy bundle.
+# OPA CLI, built from the Go module proxy (pure Go; `opa build -t wasm` needs no cgo), for the policy
+# checks (fmt, check, test). Cold, the build takes several minutes: the demo builds only
+# opa-wasm-build (setup-node.sh), and the installed package ships a bundle built at pack time.
 ensure_opa() {
   local dir="$CACHE/opa-$OPA_VERSION"
   if [ ! -x "$dir/bin/opa" ]; then

@@ -1,6 +1,7 @@
 /**
- * The committed policy bundle (policies/prebuilt) is what the demo and the npm package run without
- * opa: it must match the policy sources, and with no opa a bundle that does not match is never used.
+ * The package's prebuilt policy bundle (policies/prebuilt, built at pack time, never committed) is
+ * what an installed CLI runs without a bundle builder: it matches the policy sources, and with no
+ * builder a bundle that does not match is never used.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import {
   NoPolicyBundleError,
   POLICY_DIR,
   PREBUILT_BUNDLE,
+  refreshPrebuiltBundle,
   sourceRevision,
 } from '../../policies/build.js';
 
@@ -20,6 +22,8 @@ let tmp: string;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'cloudorch-prebuilt-'));
+  // What prepack does.
+  await refreshPrebuiltBundle();
 });
 
 afterAll(async () => {
@@ -27,7 +31,7 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-/** No opa anywhere findOpa looks: not OPA_BIN, not PATH, not the setup cache. */
+/** No builder anywhere findBundleBuilder looks: not OPA_BIN, not PATH, not the setup cache. */
 function withoutOpa(): void {
   vi.stubEnv('OPA_BIN', undefined);
   vi.stubEnv('PATH', '');
@@ -35,7 +39,7 @@ function withoutOpa(): void {
 }
 
 describe('prebuilt policy bundle', () => {
-  it('was built from the policy sources as they are (else: npx tsx policies/build.ts --prebuilt, and commit it)', async () => {
+  it('is built from the policy sources as they are', async () => {
     const { revision } = parseBundle(await readFile(PREBUILT_BUNDLE));
     expect(revision).toBe(await sourceRevision());
   });
@@ -63,6 +67,6 @@ describe('prebuilt policy bundle', () => {
     );
     vi.unstubAllEnvs();
     expect(err).toBeInstanceOf(NoPolicyBundleError);
-    expect((err as Error).message).toContain('opa CLI to build one was not found');
+    expect((err as Error).message).toContain('neither the opa CLI nor opa-wasm-build was found to build one');
   });
 });
