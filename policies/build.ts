@@ -74,9 +74,6 @@ export function findOpa(env: NodeJS.ProcessEnv = process.env): string {
   throw new PolicyBuildError('the opa CLI was not found: run `. scripts/setup.sh` or set OPA_BIN', '');
 }
 
-const cacheDir = (env: NodeJS.ProcessEnv) =>
-  env.CLOUDORCH_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cloudorch');
-
 /**
  * What builds the bundle: the opa CLI ({@link findOpa}), else `opa-wasm-build`, OPA's wasm compiler
  * alone (tools/opa-wasm-build), which `scripts/setup-node.sh` builds for the demo in a fraction of
@@ -96,14 +93,10 @@ export function findBundleBuilder(env: NodeJS.ProcessEnv = process.env): string 
   }
 }
 
-/** The opa-wasm-build the setup scripts put in the user cache, if any. */
+/** The opa-wasm-build `scripts/setup-node.sh` built for this checkout's sources, if any. */
 export function findWasmBuilder(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const cache = cacheDir(env);
-  if (!existsSync(cache)) return undefined;
-  return readdirSync(cache)
-    .filter((d) => d.startsWith('opa-wasm-build-'))
-    .map((d) => join(cache, d, 'bin', 'opa-wasm-build'))
-    .find((p) => existsSync(p));
+  const path = env.CLOUDORCH_OPA_WASM_BUILD;
+  return path && existsSync(path) ? path : undefined;
 }
 
 async function sourceFiles(dir: string, root = dir): Promise<string[]> {

@@ -110,7 +110,9 @@ async function bundleEntry(build, name, entry, inline = []) {
     define: { CLOUDORCH_VERSION: JSON.stringify(version) },
   });
   const map = JSON.parse(await readFile(`${partial}.map`, 'utf8'));
-  await writeFile(join(DIST, `${name}.mjs.map`), JSON.stringify({ ...map, file: `${name}.mjs` }));
+  const mapPartial = join(DIST, `${name}.mjs.map.${process.pid}.partial`);
+  await writeFile(mapPartial, JSON.stringify({ ...map, file: `${name}.mjs` }));
+  await rename(mapPartial, join(DIST, `${name}.mjs.map`));
   await rm(`${partial}.map`);
   const code = (await readFile(partial, 'utf8')).replace(
     /sourceMappingURL=.*$/m,
@@ -137,10 +139,13 @@ export async function buildDist() {
     }
   }
   const files = [...inputs].sort();
+  // The bundles themselves are part of the record: a deleted or damaged one means a rebuild.
+  const outputs = Object.keys(ENTRIES).map((name) => `dist/${name}.mjs`);
+  const record = { hash: await hashOf(files), files, outputs, outputsHash: await hashOf(outputs) };
   const partialInputs = `${INPUTS_FILE}.${process.pid}.partial`;
   await writeFile(
     partialInputs,
-    `${JSON.stringify({ hash: await hashOf(files), files, externals: [...externals].sort() }, null, 1)}\n`,
+    `${JSON.stringify({ ...record, externals: [...externals].sort() }, null, 1)}\n`,
   );
   await rename(partialInputs, INPUTS_FILE);
   return { ms: Date.now() - started };
@@ -165,6 +170,10 @@ export async function buildCdk() {
 export async function distIsCurrent() {
   try {
     const recorded = JSON.parse(await readFile(INPUTS_FILE, 'utf8'));
+    // Every entry's bundle must be there as built, and the sources as they were.
+    const outputs = Object.keys(ENTRIES).map((name) => `dist/${name}.mjs`);
+    if (JSON.stringify(recorded.outputs) !== JSON.stringify(outputs)) return false;
+    if (recorded.outputsHash !== (await hashOf(outputs))) return false;
     return recorded.hash === (await hashOf(recorded.files));
   } catch {
     return false;

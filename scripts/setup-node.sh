@@ -97,11 +97,15 @@ ensure_esbuild() {
 # module proxy in about a minute where the whole opa CLI takes several; policies/build.ts uses it
 # when no opa CLI is installed. Go is the one thing the machine must have.
 ensure_bundle_builder() {
-  local dir="$CACHE/opa-wasm-build-v1.22.3/bin"
-  if [ -x "$dir/opa-wasm-build" ]; then return; fi
-  command -v go >/dev/null 2>&1 || { log "Go is required to build the policy bundle's compiler (tools/opa-wasm-build)"; return 1; }
-  step "the policy bundle's compiler (OPA's wasm compiler, from the Go module proxy) into $dir" \
-    "$ROOT/tools/opa-wasm-build/build.sh" "$dir" >/dev/null
+  local dir
+  dir=$(CLOUDORCH_CACHE="$CACHE" "$ROOT/tools/opa-wasm-build/build.sh" --where)
+  if [ ! -x "$dir/opa-wasm-build" ]; then
+    command -v go >/dev/null 2>&1 || { log "Go is required to build the policy bundle's compiler (tools/opa-wasm-build)"; return 1; }
+    step "the policy bundle's compiler (OPA's wasm compiler, from the Go module proxy) into $dir" \
+      "$ROOT/tools/opa-wasm-build/build.sh" "$dir" >/dev/null
+  fi
+  # policies/build.ts takes it from here (findBundleBuilder), never an older build of it.
+  export CLOUDORCH_OPA_WASM_BUILD="$dir/opa-wasm-build"
 }
 
 ensure_node

@@ -47,6 +47,14 @@ describe('compiled CLI in a checkout', () => {
     expect(await help()).toContain('Keep EKS fleets converged');
   });
 
+  it('rebuilds a bundle that was deleted or damaged, not only one whose sources changed', async () => {
+    const bundle = join(copy, 'dist', 'cli.mjs');
+    await rm(bundle);
+    expect(await help()).toContain('Keep EKS fleets converged');
+    await writeFile(bundle, '');
+    expect(await help()).toContain('Keep EKS fleets converged');
+  });
+
   it('runs the shipped build, untouched, when no sources are beside it', async () => {
     const before = await readFile(join(copy, 'dist', 'cli.mjs'), 'utf8');
     await rm(join(copy, 'local', 'cli', 'main.ts'));

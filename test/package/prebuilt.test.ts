@@ -34,6 +34,7 @@ afterAll(async () => {
 /** No builder anywhere findBundleBuilder looks: not OPA_BIN, not PATH, not the setup cache. */
 function withoutOpa(): void {
   vi.stubEnv('OPA_BIN', undefined);
+  vi.stubEnv('CLOUDORCH_OPA_WASM_BUILD', undefined);
   vi.stubEnv('PATH', '');
   vi.stubEnv('CLOUDORCH_CACHE', join(tmp, 'empty-cache'));
 }

@@ -3,6 +3,7 @@
  * builds the same bundle as the pinned opa CLI, entry for entry, and refuses every other command.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ let builder: string;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'cloudorch-wasm-builder-'));
-  // scripts/setup-node.sh builds it (both modes); build.sh returns at once when it is there.
+  // scripts/setup-node.sh builds it (both modes) and names it; build.sh returns at once when it is there.
   const found = findWasmBuilder();
   builder =
     found ??
@@ -42,6 +43,22 @@ describe('opa-wasm-build', () => {
     expect(a.has('policy.wasm')).toBe(true);
     for (const [name, bytes] of a)
       expect(Buffer.from(b.get(name) ?? []).equals(Buffer.from(bytes)), name).toBe(true);
+  });
+
+  it('a failed build leaves no output file behind', async () => {
+    const out = join(tmp, 'failed.tar.gz');
+    const r = await run(builder, [
+      'build',
+      '-t',
+      'wasm',
+      '-e',
+      'x',
+      '-o',
+      out,
+      join(tmp, 'nothing-here'),
+    ]).catch((e: { code: number; stderr: string }) => e);
+    expect(r).toMatchObject({ code: 2 });
+    expect(existsSync(out)).toBe(false);
   });
 
   it('answers any other opa command with an error that names what to install', async () => {

@@ -70,10 +70,13 @@ func build(args []string) error {
 		}
 		caps = c
 	}
-	f, err := os.Create(*out)
+	// Written beside the output and renamed on success: a failed build leaves no empty file behind.
+	partial := *out + ".partial"
+	f, err := os.Create(partial)
 	if err != nil {
 		return err
 	}
+	defer os.Remove(partial)
 	defer f.Close()
 	// What `opa build` does without --bundle: skip .tar.gz files and the --ignore names.
 	filter := func(abspath string, info os.FileInfo, depth int) bool {
@@ -101,5 +104,8 @@ func build(args []string) error {
 	if err := c.Build(context.Background()); err != nil {
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(partial, *out)
 }
