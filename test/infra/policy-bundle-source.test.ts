@@ -50,6 +50,7 @@ describe('PolicyBundleSource.build', () => {
   describe('without opa', () => {
     beforeEach(() => {
       vi.stubEnv('OPA_BIN', '');
+      vi.stubEnv('CLOUDORCH_OPA_WASM_BUILD', '');
       vi.stubEnv('PATH', '');
       vi.stubEnv('CLOUDORCH_CACHE', join(work, 'empty-cache'));
     });
