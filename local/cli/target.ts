@@ -155,7 +155,7 @@ function awsTarget(s: AwsSelection): Target {
   };
 }
 
-function devBundle(state: DevState, statePath: string): { path: string; revision?: string } {
+function devBundle(state: DevState, statePath: string): { path: string } {
   if (!state.policyBundle)
     throw new TargetError(
       `the running cloudorch dev (pid ${state.pid}) did not record its policy bundle in ${statePath}: restart it with this version`,

@@ -53,7 +53,6 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
     server = started.server;
     const statePath = devStatePath();
     const names = { region: LOCAL_REGION, tableName: LOCAL_TABLE, stateMachineArn: cp.stateMachineArn };
-    const { revision } = cp.policy.health();
     await writeDevState(statePath, {
       pid: process.pid,
       ...names,
@@ -61,7 +60,7 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
       startedAt: startedAt.toISOString(),
       version: cliVersion(),
       // `plan` judges with this file, never a bundle of its own, so it decides as dev would.
-      policyBundle: { path: resolve(cp.policyBundlePath), ...(revision ? { revision } : {}) },
+      policyBundle: { path: resolve(cp.policyBundlePath) },
     });
     opts.log(`cloudorch dev is running (data: ${opts.dataDir ?? 'in memory'})`);
     opts.log(`  dashboard         ${started.url}`);

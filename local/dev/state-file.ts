@@ -21,8 +21,8 @@ export interface DevState {
   readonly startedAt: string;
   /** The CloudOrch version the running dev is (`cloudorch version` reports it as the stack's). */
   readonly version?: string;
-  /** The bundle file dev's engine reloads (absolute), and the `.manifest` revision it loaded at start. */
-  readonly policyBundle?: { readonly path: string; readonly revision?: string };
+  /** The bundle file dev's engine reloads (absolute); its revision is read from the file itself. */
+  readonly policyBundle?: { readonly path: string };
 }
 
 export function devStatePath(env: NodeJS.ProcessEnv = process.env): string {

@@ -42,7 +42,13 @@ function cloudorch(args: string[], env: Record<string, string> = BASE): Promise<
 interface DevStateFile {
   policyBundle: { path: string; revision: string };
 }
-const devState = () => JSON.parse(readFileSync(statePath, 'utf8')) as DevStateFile;
+/** The state file, with the revision of the bundle it names (what `--watch-policies` keeps current). */
+const devState = (): DevStateFile => {
+  const { policyBundle } = JSON.parse(readFileSync(statePath, 'utf8')) as { policyBundle: { path: string } };
+  return {
+    policyBundle: { ...policyBundle, revision: parseBundle(readFileSync(policyBundle.path)).revision ?? '' },
+  };
+};
 const fingerprint = (path: string) => ({
   sha: createHash('sha256').update(readFileSync(path)).digest('hex'),
   mtimeMs: statSync(path).mtimeMs,
