@@ -123,7 +123,7 @@ export const OPERATION_CALLS = {
   CreateNodegroup: { call: 'CreateNodegroup', grant: 'create', deletes: false },
   UpdateClusterVersion: { call: 'UpdateClusterVersion', grant: 'owned', deletes: false },
   UpdateNodegroupVersion: { call: 'UpdateNodegroupVersion', grant: 'owned', deletes: false },
-  UpdateNodegroupScaling: { call: 'UpdateNodegroupConfig', grant: 'owned', deletes: false },
+  UpdateNodegroupConfig: { call: 'UpdateNodegroupConfig', grant: 'owned', deletes: false },
   TagResource: { call: 'TagResource', grant: 'tag', deletes: false },
   UntagResource: { call: 'UntagResource', grant: 'tag', deletes: false },
   DeleteNodegroup: { call: 'DeleteNodegroup', grant: 'owned', deletes: true },

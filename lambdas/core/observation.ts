@@ -21,6 +21,19 @@ export interface ScalingConfig {
   readonly desiredSize: number;
 }
 
+/** A Kubernetes taint as EKS reports it (`NO_SCHEDULE`, `NO_EXECUTE`, `PREFER_NO_SCHEDULE`). */
+export interface ObservedTaint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+}
+
+/** How many nodes an update may take down at once: a count or a percentage. */
+export interface UpdateConfig {
+  readonly maxUnavailable?: number;
+  readonly maxUnavailablePercentage?: number;
+}
+
 export interface ObservedNodegroup {
   readonly name: string;
   readonly arn: string;
@@ -34,6 +47,13 @@ export interface ObservedNodegroup {
   readonly nodeRole: string;
   readonly subnets: readonly string[];
   readonly tags: Readonly<Record<string, string>>;
+  /** Kubernetes labels EKS puts on the nodes (empty when none). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly ObservedTaint[];
+  /** Absent when EKS did not report it. */
+  readonly amiType?: string;
+  readonly diskSize?: number;
+  readonly updateConfig?: UpdateConfig;
   /** The newest update of this node group if it is still in progress, or the newest failed one. */
   readonly update?: InFlightUpdate;
 }

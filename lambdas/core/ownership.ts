@@ -8,6 +8,11 @@ export const MANAGED_BY_VALUE = 'cloudorch';
  * record; a later record with `adopt: true` may claim it.
  */
 export const RELEASED_TAG = 'cloudorch.io/released';
+/**
+ * The spec pool a node group serves, tagged when CloudOrch creates it. A node group CloudOrch made
+ * before pools existed has none and belongs to the pool `default`.
+ */
+export const POOL_TAG = 'cloudorch.io/pool';
 /** Tags under this prefix belong to AWS: no one may set them, and CloudOrch never removes them. */
 export const AWS_TAG_PREFIX = 'aws:';
 
@@ -31,7 +36,14 @@ export function ownershipOf(tags: Readonly<Record<string, string>>, recordId: st
   return tags[MANAGED_BY_TAG] === MANAGED_BY_VALUE ? 'owned' : 'unmarked';
 }
 
-/** The ownership tags a resource carries (node groups keep the ones they were created with). */
+/** The ownership tags a resource carries (node groups keep the ones they were created with, pool included). */
 export function ownershipTagsOf(tags: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(tags).filter(([k]) => k === OWNER_TAG || k === MANAGED_BY_TAG));
+  return Object.fromEntries(
+    Object.entries(tags).filter(([k]) => k === OWNER_TAG || k === MANAGED_BY_TAG || k === POOL_TAG),
+  );
+}
+
+/** Whether CloudOrch created this node group (it carries both ownership tags); the others are foreign. */
+export function createdByCloudOrch(tags: Readonly<Record<string, string>>): boolean {
+  return tags[MANAGED_BY_TAG] === MANAGED_BY_VALUE && tags[OWNER_TAG] !== undefined;
 }

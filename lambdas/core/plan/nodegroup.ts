@@ -1,40 +1,93 @@
-/** The one managed node group CloudOrch keeps per cluster: its name, placement and scaling. */
+/** The managed node group a pool wants: its derived name, the immutable fields it is made with, its scaling. */
 import type { ObservedNodegroup, ScalingConfig } from '../observation.js';
+import { DEFAULT_POOL, type NodePool } from '../spec/pools.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import { shortHash } from './tokens.js';
 import type { PlanDefaults } from './types.js';
 
 export interface NodegroupShape {
   readonly name: string;
-  readonly instanceType: string;
+  readonly pool: string;
+  readonly instanceTypes: readonly string[];
   readonly capacityType: 'ON_DEMAND' | 'SPOT';
+  /** Only what the spec sets is compared: unset, EKS (or the planner, at create) picks it. */
+  readonly amiType: string | undefined;
+  readonly diskSize: number | undefined;
   readonly nodeRoleArn: string | undefined;
   readonly subnetIds: readonly string[];
 }
 
 /**
- * The node group's name is derived from its immutable fields (instance type, capacity type, node
- * role, subnets), so any change to one of them yields a new name: EKS cannot change those fields in
- * place, and a replacement must not collide with the old group's name.
+ * A node group's name is derived from its pool and its immutable fields (instance types, capacity
+ * type, node role, subnets, and AMI type and disk size when set), so a change to one of them yields a
+ * new name: EKS cannot change those fields in place, and a replacement must not collide with the old
+ * group. The pool `default`, which the seed's flat fields mean, hashes exactly what the seed hashed and
+ * carries no pool segment, so a cluster converged before pools existed keeps its node group's name.
  */
-export function desiredNodegroup(spec: CloudClusterSpec, defaults: PlanDefaults): NodegroupShape {
-  const capacityType = spec.spotEnabled ? 'SPOT' : 'ON_DEMAND';
-  const nodeRoleArn = spec.nodeRoleArn ?? defaults.nodeRoleArn;
-  const subnetIds = [...(spec.network?.subnetIds ?? defaults.subnetIds ?? [])].sort();
-  const hash = shortHash([spec.instanceType, capacityType, nodeRoleArn ?? '', ...subnetIds]);
-  const name = `cloudorch-${spec.instanceType.replaceAll('.', '-')}-${capacityType === 'SPOT' ? 'spot' : 'od'}-${hash}`;
-  return { name, instanceType: spec.instanceType, capacityType, nodeRoleArn, subnetIds };
+export function desiredNodegroup(
+  pool: NodePool,
+  spec: CloudClusterSpec,
+  defaults: PlanDefaults,
+): NodegroupShape {
+  const nodeRoleArn = pool.nodeRoleArn ?? defaults.nodeRoleArn;
+  const subnetIds = [...(pool.subnetIds ?? spec.network?.subnetIds ?? defaults.subnetIds ?? [])].sort();
+  const first = pool.instanceTypes[0] ?? '';
+  const extras = [
+    ...(pool.amiType ? [`amiType=${pool.amiType}`] : []),
+    ...(pool.diskSize !== undefined ? [`diskSize=${pool.diskSize}`] : []),
+    ...(pool.name === DEFAULT_POOL ? [] : [`pool=${pool.name}`]),
+  ];
+  const hash = shortHash([
+    pool.instanceTypes.join(','),
+    pool.capacityType,
+    nodeRoleArn ?? '',
+    ...subnetIds,
+    ...extras,
+  ]);
+  const prefix = pool.name === DEFAULT_POOL ? 'cloudorch-' : `cloudorch-${pool.name}-`;
+  const capacity = pool.capacityType === 'SPOT' ? 'spot' : 'od';
+  return {
+    name: `${prefix}${first.replaceAll('.', '-')}-${capacity}-${hash}`,
+    pool: pool.name,
+    instanceTypes: pool.instanceTypes,
+    capacityType: pool.capacityType,
+    amiType: pool.amiType,
+    diskSize: pool.diskSize,
+    nodeRoleArn,
+    subnetIds,
+  };
 }
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
 
 /** True when an observed node group really has the shape its name promises. */
 export function matchesShape(ng: ObservedNodegroup, shape: NodegroupShape): boolean {
   return (
     ng.name === shape.name &&
-    ng.instanceTypes.length === 1 &&
-    ng.instanceTypes[0] === shape.instanceType &&
+    sameList(ng.instanceTypes, shape.instanceTypes) &&
     ng.capacityType === shape.capacityType &&
-    (shape.nodeRoleArn === undefined || ng.nodeRole === shape.nodeRoleArn)
+    (shape.nodeRoleArn === undefined || ng.nodeRole === shape.nodeRoleArn) &&
+    (shape.amiType === undefined || ng.amiType === shape.amiType) &&
+    (shape.diskSize === undefined || ng.diskSize === shape.diskSize)
   );
+}
+
+/**
+ * The AMI type a pool that sets none is created with, from the first instance type's family:
+ * Graviton families (a `g` after the generation digit, e.g. m7g, t4g) run ARM64, GPU families (g*,
+ * p*) the NVIDIA variant; AL2023 because AL2 ends with 1.32.
+ */
+export function amiTypeFor(instanceType: string): string {
+  const family = instanceType.split('.')[0] ?? '';
+  if (/^[gp]\d/.test(family)) return 'AL2023_x86_64_NVIDIA';
+  if (/^[a-z]+\d+[a-z]*g[a-z]*$/.test(family)) return 'AL2023_ARM_64_STANDARD';
+  return 'AL2023_x86_64_STANDARD';
+}
+
+/** Whether a pool runs GPU instances (the policy's GPU-taint rule and the AMI choice read this). */
+export function isGpuInstanceType(instanceType: string): boolean {
+  return /^[gp]\d/.test(instanceType.split('.')[0] ?? '');
 }
 
 function clamp(n: number, min: number, max: number): number {
@@ -42,22 +95,23 @@ function clamp(n: number, min: number, max: number): number {
 }
 
 /**
- * Desired scaling. Under `scaling: managed` CloudOrch owns all three numbers; under `external`
- * an autoscaler owns desiredSize, so only min and max are kept and desired is only clamped into them.
+ * Desired scaling of a pool. Under `scaling: managed` CloudOrch owns all three numbers; under
+ * `external` an autoscaler owns desiredSize, so only min and max are kept and desired is only
+ * clamped into them.
  */
-export function desiredScaling(spec: CloudClusterSpec, observed?: ScalingConfig): ScalingConfig {
-  if (spec.scaling === 'external') {
-    const minSize = spec.minSize ?? 0;
-    const maxSize = spec.maxSize ?? Math.max(spec.nodeCount, 1);
+export function desiredScaling(pool: NodePool, observed?: ScalingConfig): ScalingConfig {
+  if (pool.scaling === 'external') {
+    const minSize = pool.minSize ?? 0;
+    const maxSize = pool.maxSize ?? Math.max(pool.nodeCount, 1);
     return {
       minSize,
       maxSize,
-      desiredSize: clamp(observed?.desiredSize ?? spec.nodeCount, minSize, maxSize),
+      desiredSize: clamp(observed?.desiredSize ?? pool.nodeCount, minSize, maxSize),
     };
   }
   return {
-    minSize: spec.minSize ?? spec.nodeCount,
-    maxSize: spec.maxSize ?? Math.max(spec.nodeCount, 1),
-    desiredSize: spec.nodeCount,
+    minSize: pool.minSize ?? pool.nodeCount,
+    maxSize: pool.maxSize ?? Math.max(pool.nodeCount, 1),
+    desiredSize: pool.nodeCount,
   };
 }

@@ -1,7 +1,7 @@
 /** The planner's input and output: desired state in, a discriminated union of operations out. */
 
 import { isOperationKind } from '../../config.js';
-import type { ScalingConfig } from '../observation.js';
+import type { ObservedTaint, ScalingConfig, UpdateConfig } from '../observation.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 
 /** Desired state as the record holds it. */
@@ -56,10 +56,20 @@ export interface CreateCluster extends Base, Idempotent {
 export interface CreateNodegroup extends Base, Idempotent {
   readonly kind: 'CreateNodegroup';
   readonly nodegroupName: string;
+  /** The spec's pool this group serves (also tagged on the group, see POOL_TAG). */
+  readonly pool: string;
   readonly version: string;
-  readonly instanceType: string;
+  readonly instanceTypes: readonly string[];
   readonly capacityType: 'ON_DEMAND' | 'SPOT';
+  /** Resolved by the planner: the pool's, else the one the first instance type needs. */
+  readonly amiType: string;
+  /** Absent: EKS's default (20 GiB for Linux). */
+  readonly diskSize: number | undefined;
   readonly scaling: ScalingConfig;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly ObservedTaint[];
+  /** Absent: EKS's default (one node at a time). */
+  readonly updateConfig: UpdateConfig | undefined;
   readonly nodeRoleArn: string | undefined;
   readonly subnetIds: readonly string[];
   readonly tags: Readonly<Record<string, string>>;
@@ -78,12 +88,30 @@ export interface UpdateNodegroupVersion extends Base, Idempotent {
   readonly toVersion: string;
 }
 
-export interface UpdateNodegroupScaling extends Base, Idempotent {
-  readonly kind: 'UpdateNodegroupScaling';
+export interface LabelChanges {
+  readonly addOrUpdateLabels: Readonly<Record<string, string>>;
+  readonly removeLabels: readonly string[];
+}
+
+export interface TaintChanges {
+  readonly addOrUpdateTaints: readonly ObservedTaint[];
+  readonly removeTaints: readonly ObservedTaint[];
+}
+
+/**
+ * One UpdateNodegroupConfig call: every mutable difference of one pool's group at once (EKS runs one
+ * update per node group at a time, so one call is one update). Absent members are not sent.
+ */
+export interface UpdateNodegroupConfig extends Base, Idempotent {
+  readonly kind: 'UpdateNodegroupConfig';
   readonly nodegroupName: string;
+  readonly pool: string;
   readonly from: ScalingConfig;
-  /** Only the members that change are sent; `desiredSize` is omitted under external scaling. */
-  readonly scaling: Partial<ScalingConfig>;
+  /** `desiredSize` is omitted under external scaling unless the bounds move it. */
+  readonly scaling?: Partial<ScalingConfig>;
+  readonly labels?: LabelChanges;
+  readonly taints?: TaintChanges;
+  readonly updateConfig?: UpdateConfig;
 }
 
 export interface TagResource extends Base {
@@ -113,7 +141,7 @@ export type MutatingOperation =
   | CreateNodegroup
   | UpdateClusterVersion
   | UpdateNodegroupVersion
-  | UpdateNodegroupScaling
+  | UpdateNodegroupConfig
   | TagResource
   | UntagResource
   | DeleteNodegroup

@@ -22,6 +22,40 @@ export const LIMITS = {
   subnets: { min: 2, max: 16, pattern: /^subnet-[0-9a-f]{8,17}$/ },
   securityGroups: { max: 5, pattern: /^sg-[0-9a-f]{8,17}$/ },
   roleArn: /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
+  /** Node pools (`spec.nodeGroups`): the default quota of 30 managed node groups per cluster, EKS's rules for their parts. */
+  pool: {
+    /** Default quota "managed node groups per cluster"; a replacement needs one slot more while it runs. */
+    maxPools: 30,
+    /**
+     * The derived node group name (`cloudorch-<pool>-<type>-<od|spot>-<hash>`) must fit EKS's 63
+     * characters: 24 leaves room for the longest allowed instance type, with spare.
+     */
+    nameMaxLength: 24,
+    namePattern: /^[0-9A-Za-z][A-Za-z0-9_-]*$/,
+    /** Several instance types are a spot diversification list; EKS takes up to 20 (our allow-list is shorter). */
+    maxInstanceTypes: 20,
+    /** User Guide, "Node taints on managed node groups": at most 50 taints per node group. */
+    maxTaints: 50,
+    /** Kubernetes allows more; 50 keeps a node group's labels readable and within EKS's request size. */
+    maxLabels: 50,
+    taintEffects: ['NO_SCHEDULE', 'NO_EXECUTE', 'PREFER_NO_SCHEDULE'],
+    /**
+     * The EKS model's AMITypes that need nothing beyond a managed node group: CUSTOM needs a launch
+     * template and Windows needs cluster-side configuration, neither of which CloudOrch manages.
+     */
+    amiTypes: [
+      'AL2023_x86_64_STANDARD',
+      'AL2023_ARM_64_STANDARD',
+      'AL2023_x86_64_NVIDIA',
+      'AL2023_x86_64_NEURON',
+      'BOTTLEROCKET_x86_64',
+      'BOTTLEROCKET_ARM_64',
+      'BOTTLEROCKET_x86_64_NVIDIA',
+      'BOTTLEROCKET_ARM_64_NVIDIA',
+    ],
+    /** GiB; EBS gp3 volumes are 1-16384 GiB. */
+    diskSize: { min: 1, max: 16384 },
+  },
 } as const;
 
 /**

@@ -4,21 +4,20 @@
  */
 import { z } from 'zod';
 import { catalog } from '../catalog.js';
+import { InternalError } from '../errors.js';
+import {
+  checkPools,
+  checkSizes,
+  FLAT_POOL_FIELDS,
+  instanceTypeSchema,
+  type NodePool,
+  nodeCountSchema,
+  poolFromFlat,
+  poolSchema,
+  roleArnSchema,
+  scalingSchema,
+} from './pools.js';
 import { LIMITS } from './rules.js';
-
-const nodes = (field: string, min: number) =>
-  z
-    .number({ error: `${field} must be a number` })
-    .int({ error: `${field} must be a whole number` })
-    .min(min, { error: `${field} must be at least ${min}` })
-    .max(LIMITS.maxNodes, {
-      error: `${field} must be at most ${LIMITS.maxNodes} (EKS quota: nodes per managed node group)`,
-    });
-
-const roleArn = (field: string) =>
-  z.string({ error: `${field} must be a string` }).regex(LIMITS.roleArn, {
-    error: `${field} must be an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`,
-  });
 
 /** Length as EKS counts it: Unicode characters (code points), so `𝒜` is one, not two UTF-16 units. */
 const codePoints = (s: string): number => [...s].length;
@@ -103,97 +102,112 @@ const networkSchema = z.strictObject(
   { error: 'network must be an object with subnetIds and optional securityGroupIds' },
 );
 
-export const specSchema = z
-  .strictObject(
-    {
-      provider: z.literal('aws', {
-        error: 'provider must be "aws" (the only provider CloudOrch implements)',
+const specObject = z.strictObject(
+  {
+    provider: z.literal('aws', {
+      error: 'provider must be "aws" (the only provider CloudOrch implements)',
+    }),
+    region: z.enum(catalog.regions as [string, ...string[]], {
+      error: (iss) =>
+        `region ${JSON.stringify(iss.input)} is not in the allowed regions (${catalog.regions.join(', ')})`,
+    }),
+    clusterName: z
+      .string({ error: 'clusterName must be a string' })
+      .min(1, { error: 'clusterName must not be empty' })
+      .max(LIMITS.clusterName.maxLength, {
+        error: `clusterName must be at most ${LIMITS.clusterName.maxLength} characters`,
+      })
+      .regex(LIMITS.clusterName.pattern, {
+        error:
+          'clusterName must start with a letter or digit and contain only letters, digits, hyphens and underscores',
       }),
-      region: z.enum(catalog.regions as [string, ...string[]], {
+    kubernetesVersion: z
+      .string({ error: 'kubernetesVersion must be a string like "1.31" (quote it in YAML)' })
+      .regex(/^\d+\.\d+$/, { error: 'kubernetesVersion must be major.minor, like "1.31"' })
+      .refine((v) => v in catalog.kubernetesVersions, {
         error: (iss) =>
-          `region ${JSON.stringify(iss.input)} is not in the allowed regions (${catalog.regions.join(', ')})`,
+          `kubernetesVersion ${JSON.stringify(iss.input)} is not an EKS version CloudOrch knows (${Object.keys(catalog.kubernetesVersions).join(', ')})`,
       }),
-      clusterName: z
-        .string({ error: 'clusterName must be a string' })
-        .min(1, { error: 'clusterName must not be empty' })
-        .max(LIMITS.clusterName.maxLength, {
-          error: `clusterName must be at most ${LIMITS.clusterName.maxLength} characters`,
-        })
-        .regex(LIMITS.clusterName.pattern, {
-          error:
-            'clusterName must start with a letter or digit and contain only letters, digits, hyphens and underscores',
-        }),
-      kubernetesVersion: z
-        .string({ error: 'kubernetesVersion must be a string like "1.31" (quote it in YAML)' })
-        .regex(/^\d+\.\d+$/, { error: 'kubernetesVersion must be major.minor, like "1.31"' })
-        .refine((v) => v in catalog.kubernetesVersions, {
-          error: (iss) =>
-            `kubernetesVersion ${JSON.stringify(iss.input)} is not an EKS version CloudOrch knows (${Object.keys(catalog.kubernetesVersions).join(', ')})`,
-        }),
-      nodeCount: nodes('nodeCount', 0),
-      minSize: nodes('minSize', 0).optional(),
-      maxSize: nodes('maxSize', 1).optional(),
-      scaling: z
-        .enum(['managed', 'external'], {
-          error: 'scaling must be "managed" (CloudOrch sets the size) or "external" (an autoscaler owns it)',
-        })
-        .default('managed'),
-      instanceType: z.enum(catalog.instanceTypes as [string, ...string[]], {
-        error: (iss) => `instanceType ${JSON.stringify(iss.input)} is not in the allowed instance types`,
-      }),
-      spotEnabled: z.boolean({ error: 'spotEnabled must be true or false' }).default(false),
-      tags: tagsSchema.default({}),
-      network: networkSchema.optional(),
-      clusterRoleArn: roleArn('clusterRoleArn').optional(),
-      nodeRoleArn: roleArn('nodeRoleArn').optional(),
-      deletionPolicy: z
-        .enum(['Delete', 'Retain'], { error: 'deletionPolicy must be "Delete" or "Retain"' })
-        .default('Retain'),
-      adopt: z.boolean({ error: 'adopt must be true or false' }).default(false),
-      paused: z.boolean({ error: 'paused must be true or false' }).default(false),
-    },
-    { error: 'spec must be an object' },
-  )
+    // The flat node fields: one pool named `default` (see pools.ts). No defaults here, so that a
+    // spec using nodeGroups can be told to drop them; normalisation applies them.
+    nodeCount: nodeCountSchema('nodeCount', 0).optional(),
+    minSize: nodeCountSchema('minSize', 0).optional(),
+    maxSize: nodeCountSchema('maxSize', 1).optional(),
+    scaling: scalingSchema.optional(),
+    instanceType: instanceTypeSchema('instanceType').optional(),
+    spotEnabled: z.boolean({ error: 'spotEnabled must be true or false' }).optional(),
+    nodeGroups: z
+      .array(poolSchema, { error: 'nodeGroups must be a list of node pools' })
+      .min(1, {
+        error:
+          'nodeGroups must list at least one pool: a running cluster keeps one (delete the record to delete the cluster)',
+      })
+      .max(LIMITS.pool.maxPools, {
+        error: `at most ${LIMITS.pool.maxPools} pools per cluster (EKS quota: managed node groups per cluster)`,
+      })
+      .optional(),
+    tags: tagsSchema.default({}),
+    network: networkSchema.optional(),
+    clusterRoleArn: roleArnSchema('clusterRoleArn').optional(),
+    nodeRoleArn: roleArnSchema('nodeRoleArn').optional(),
+    deletionPolicy: z
+      .enum(['Delete', 'Retain'], { error: 'deletionPolicy must be "Delete" or "Retain"' })
+      .default('Retain'),
+    adopt: z.boolean({ error: 'adopt must be true or false' }).default(false),
+    paused: z.boolean({ error: 'paused must be true or false' }).default(false),
+  },
+  { error: 'spec must be an object' },
+);
+
+export const specSchema = specObject
   .superRefine((s, ctx) => {
-    if (s.minSize !== undefined && s.maxSize !== undefined && s.minSize > s.maxSize) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['minSize'],
-        message: `minSize (${s.minSize}) must not exceed maxSize (${s.maxSize})`,
-      });
+    const add = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const flat = FLAT_POOL_FIELDS.filter((f) => s[f] !== undefined);
+    if (s.nodeGroups) {
+      if (flat.length > 0)
+        add(
+          ['nodeGroups'],
+          `use either nodeGroups or the flat node fields, not both: move ${flat.join(', ')} into a pool (the flat fields mean one pool named "default")`,
+        );
+      checkPools(s.nodeGroups, add);
+      return;
     }
-    if (s.scaling === 'managed') {
-      if (s.minSize !== undefined && s.nodeCount < s.minSize) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['nodeCount'],
-          message: `nodeCount (${s.nodeCount}) must be at least minSize (${s.minSize})`,
-        });
-      }
-      if (s.maxSize !== undefined && s.nodeCount > s.maxSize) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['nodeCount'],
-          message: `nodeCount (${s.nodeCount}) must not exceed maxSize (${s.maxSize})`,
-        });
-      }
-    } else {
-      if (s.minSize === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['minSize'],
-          message: 'minSize is required when scaling is "external"',
-        });
-      }
-      if (s.maxSize === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['maxSize'],
-          message: 'maxSize is required when scaling is "external"',
-        });
-      }
-    }
-  });
+    // The flat form: nodeCount and instanceType are required, as the seed's spec had them.
+    if (s.nodeCount === undefined) add(['nodeCount'], 'required');
+    if (s.instanceType === undefined) add(['instanceType'], 'required');
+    if (s.nodeCount !== undefined)
+      checkSizes({ ...s, nodeCount: s.nodeCount, scaling: s.scaling ?? 'managed' }, [], add);
+  })
+  .transform(normalize);
+
+type Parsed = z.output<typeof specObject>;
+
+/** The one internal form: the flat fields become the pool `default`, and only pools remain. */
+function normalize(s: Parsed): Omit<Parsed, (typeof FLAT_POOL_FIELDS)[number] | 'nodeGroups'> & {
+  readonly nodeGroups: readonly NodePool[];
+} {
+  const {
+    nodeCount,
+    minSize,
+    maxSize,
+    scaling,
+    instanceType,
+    spotEnabled,
+    nodeRoleArn,
+    nodeGroups,
+    ...rest
+  } = s;
+  if (nodeGroups) return { ...rest, nodeGroups };
+  // Refinement guarantees both in the flat form; a transform only runs on a valid spec.
+  if (nodeCount === undefined || instanceType === undefined)
+    throw new InternalError('flat spec without nodeCount or instanceType passed validation');
+  return {
+    ...rest,
+    nodeGroups: [
+      poolFromFlat({ nodeCount, instanceType, spotEnabled, minSize, maxSize, scaling, nodeRoleArn }),
+    ],
+  };
+}
 
 /** A validated spec with defaults applied. */
 export type CloudClusterSpec = z.output<typeof specSchema>;

@@ -1,0 +1,256 @@
+/**
+ * Node pools: `spec.nodeGroups`, and the seed's flat node fields read as one pool named `default`.
+ * A spec uses one form or the other; both are normalised here, at validation, so the planner, the
+ * policies and the cost estimate only ever see pools.
+ */
+import { z } from 'zod';
+import { catalog } from '../catalog.js';
+import { labelKeyProblem, labelValueProblem } from '../labels.js';
+import { LIMITS } from './rules.js';
+
+/** The pool the flat fields describe. */
+export const DEFAULT_POOL = 'default';
+
+/** The flat node fields of the seed's spec; a spec that lists `nodeGroups` may not use any of them. */
+export const FLAT_POOL_FIELDS = [
+  'nodeCount',
+  'instanceType',
+  'spotEnabled',
+  'minSize',
+  'maxSize',
+  'scaling',
+  'nodeRoleArn',
+] as const;
+
+export const nodeCountSchema = (field: string, min: number) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .int({ error: `${field} must be a whole number` })
+    .min(min, { error: `${field} must be at least ${min}` })
+    .max(LIMITS.maxNodes, {
+      error: `${field} must be at most ${LIMITS.maxNodes} (EKS quota: nodes per managed node group)`,
+    });
+
+export const roleArnSchema = (field: string) =>
+  z.string({ error: `${field} must be a string` }).regex(LIMITS.roleArn, {
+    error: `${field} must be an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`,
+  });
+
+export const scalingSchema = z.enum(['managed', 'external'], {
+  error: 'scaling must be "managed" (CloudOrch sets the size) or "external" (an autoscaler owns it)',
+});
+
+export const instanceTypeSchema = (field: string) =>
+  z.enum(catalog.instanceTypes as [string, ...string[]], {
+    error: (iss) => `${field} ${JSON.stringify(iss.input)} is not in the allowed instance types`,
+  });
+
+const labelsSchema = z
+  .record(z.string(), z.string({ error: 'label values must be strings (quote them in YAML)' }), {
+    error: 'labels must be a map of Kubernetes labels',
+  })
+  .superRefine((labels, ctx) => {
+    const keys = Object.keys(labels);
+    if (keys.length > LIMITS.pool.maxLabels)
+      ctx.addIssue({ code: 'custom', message: `at most ${LIMITS.pool.maxLabels} labels per pool` });
+    for (const key of keys) {
+      const problem = labelKeyProblem(key);
+      if (problem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${problem}` });
+      const value = labels[key] ?? '';
+      // EKS node group labels (the model's labelValue) are 1-63 characters: no empty value.
+      const valueProblem = value === '' ? 'value must not be empty (EKS rule)' : labelValueProblem(value);
+      if (valueProblem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${valueProblem}` });
+    }
+  });
+
+const taintSchema = z
+  .strictObject(
+    {
+      key: z.string({ error: 'a taint key must be a string' }).superRefine((key, ctx) => {
+        const problem = labelKeyProblem(key);
+        if (problem) ctx.addIssue({ code: 'custom', message: `taint ${problem}` });
+      }),
+      value: z
+        .string({ error: 'a taint value must be a string' })
+        .superRefine((value, ctx) => {
+          const problem = labelValueProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: `taint ${problem}` });
+        })
+        .optional(),
+      effect: z.enum(LIMITS.pool.taintEffects, {
+        error: `effect must be one of ${LIMITS.pool.taintEffects.join(', ')}`,
+      }),
+    },
+    { error: 'a taint is an object with key, optional value and effect' },
+  )
+  .readonly();
+
+const updateConfigSchema = z
+  .strictObject(
+    {
+      maxUnavailable: z
+        .number({ error: 'maxUnavailable must be a number' })
+        .int({ error: 'maxUnavailable must be a whole number' })
+        .min(1, { error: 'maxUnavailable must be at least 1' })
+        .max(100, { error: 'maxUnavailable must be at most 100 (EKS limit)' })
+        .optional(),
+      maxUnavailablePercentage: z
+        .number({ error: 'maxUnavailablePercentage must be a number' })
+        .int({ error: 'maxUnavailablePercentage must be a whole number' })
+        .min(1, { error: 'maxUnavailablePercentage must be at least 1' })
+        .max(100, { error: 'maxUnavailablePercentage must be at most 100' })
+        .optional(),
+    },
+    { error: 'updateConfig must be an object with maxUnavailable or maxUnavailablePercentage' },
+  )
+  .refine((u) => (u.maxUnavailable === undefined) !== (u.maxUnavailablePercentage === undefined), {
+    error: 'updateConfig takes exactly one of maxUnavailable and maxUnavailablePercentage',
+  });
+
+export const poolSchema = z.strictObject(
+  {
+    name: z
+      .string({ error: 'name must be a string' })
+      .min(1, { error: 'name must not be empty' })
+      .max(LIMITS.pool.nameMaxLength, {
+        error: `name must be at most ${LIMITS.pool.nameMaxLength} characters (the node group name CloudOrch derives from it must fit EKS's 63)`,
+      })
+      .regex(LIMITS.pool.namePattern, {
+        error:
+          'name must start with a letter or digit and contain only letters, digits, hyphens and underscores',
+      }),
+    instanceTypes: z
+      .array(instanceTypeSchema('instance type'), { error: 'instanceTypes must be a list of instance types' })
+      .min(1, { error: 'instanceTypes must list at least one instance type' })
+      .max(LIMITS.pool.maxInstanceTypes, {
+        error: `at most ${LIMITS.pool.maxInstanceTypes} instance types per pool`,
+      }),
+    capacityType: z
+      .enum(['ON_DEMAND', 'SPOT'], { error: 'capacityType must be "ON_DEMAND" or "SPOT"' })
+      .default('ON_DEMAND'),
+    nodeCount: nodeCountSchema('nodeCount', 0),
+    minSize: nodeCountSchema('minSize', 0).optional(),
+    maxSize: nodeCountSchema('maxSize', 1).optional(),
+    scaling: scalingSchema.default('managed'),
+    labels: labelsSchema.default({}),
+    taints: z
+      .array(taintSchema, { error: 'taints must be a list of {key, value, effect}' })
+      .max(LIMITS.pool.maxTaints, { error: `at most ${LIMITS.pool.maxTaints} taints per pool (EKS limit)` })
+      .default([]),
+    amiType: z
+      .enum(LIMITS.pool.amiTypes, {
+        error: `amiType must be one of ${LIMITS.pool.amiTypes.join(', ')}`,
+      })
+      .optional(),
+    diskSize: z
+      .number({ error: 'diskSize must be a number of GiB' })
+      .int({ error: 'diskSize must be a whole number of GiB' })
+      .min(LIMITS.pool.diskSize.min, { error: `diskSize must be at least ${LIMITS.pool.diskSize.min} GiB` })
+      .max(LIMITS.pool.diskSize.max, {
+        error: `diskSize must be at most ${LIMITS.pool.diskSize.max} GiB (EBS limit)`,
+      })
+      .optional(),
+    nodeRoleArn: roleArnSchema('nodeRoleArn').optional(),
+    subnetIds: z
+      .array(z.string().regex(LIMITS.subnets.pattern, { error: 'subnet ids look like subnet-0123abcd' }), {
+        error: 'subnetIds must be a list of subnet ids',
+      })
+      .min(1, { error: 'subnetIds must list at least one subnet' })
+      .max(LIMITS.subnets.max, { error: `at most ${LIMITS.subnets.max} subnets are allowed` })
+      .optional(),
+    updateConfig: updateConfigSchema.optional(),
+  },
+  { error: 'a node pool must be an object with name, instanceTypes and nodeCount' },
+);
+
+/** One pool, defaults applied: what the planner, the policies and the cost estimate read. */
+export type NodePool = z.output<typeof poolSchema>;
+export type Taint = NodePool['taints'][number];
+
+interface Sizes {
+  readonly nodeCount: number;
+  readonly minSize?: number | undefined;
+  readonly maxSize?: number | undefined;
+  readonly scaling: 'managed' | 'external';
+}
+
+type AddIssue = (path: PropertyKey[], message: string) => void;
+
+/** The size rules of one pool (or of the flat fields, at `at`): bounds, and what each scaling mode needs. */
+export function checkSizes(s: Sizes, at: PropertyKey[], add: AddIssue): void {
+  if (s.minSize !== undefined && s.maxSize !== undefined && s.minSize > s.maxSize)
+    add([...at, 'minSize'], `minSize (${s.minSize}) must not exceed maxSize (${s.maxSize})`);
+  if (s.scaling === 'managed') {
+    if (s.minSize !== undefined && s.nodeCount < s.minSize)
+      add([...at, 'nodeCount'], `nodeCount (${s.nodeCount}) must be at least minSize (${s.minSize})`);
+    if (s.maxSize !== undefined && s.nodeCount > s.maxSize)
+      add([...at, 'nodeCount'], `nodeCount (${s.nodeCount}) must not exceed maxSize (${s.maxSize})`);
+    return;
+  }
+  if (s.minSize === undefined) add([...at, 'minSize'], 'minSize is required when scaling is "external"');
+  if (s.maxSize === undefined) add([...at, 'maxSize'], 'maxSize is required when scaling is "external"');
+}
+
+/** The rules that span a pool's fields: sizes, spot for several instance types, disruption budget. */
+function checkPool(p: NodePool, at: PropertyKey[], add: AddIssue): void {
+  checkSizes(p, at, add);
+  if (p.instanceTypes.length > 1 && p.capacityType !== 'SPOT')
+    add(
+      [...at, 'instanceTypes'],
+      'several instance types are allowed only with capacityType SPOT (an on-demand pool has one)',
+    );
+  const dupType = p.instanceTypes.find((t, i) => p.instanceTypes.indexOf(t) !== i);
+  if (dupType) add([...at, 'instanceTypes'], `instance type ${dupType} is listed twice`);
+  const seen = new Set<string>();
+  for (const [i, t] of p.taints.entries()) {
+    const id = `${t.key}:${t.effect}`;
+    if (seen.has(id))
+      add([...at, 'taints', i], `taint ${id} is listed twice (key and effect identify a taint)`);
+    seen.add(id);
+  }
+  const max = p.maxSize ?? Math.max(p.nodeCount, 1);
+  const unavailable = p.updateConfig?.maxUnavailable;
+  if (unavailable !== undefined && unavailable > max)
+    add(
+      [...at, 'updateConfig', 'maxUnavailable'],
+      `maxUnavailable (${unavailable}) must not exceed the pool's maxSize (${max})`,
+    );
+}
+
+/** Every pool's own rules, and names unique in the cluster. */
+export function checkPools(pools: readonly NodePool[], add: AddIssue): void {
+  const names = new Set<string>();
+  for (const [i, p] of pools.entries()) {
+    checkPool(p, ['nodeGroups', i], add);
+    if (names.has(p.name))
+      add(['nodeGroups', i, 'name'], `pool name ${JSON.stringify(p.name)} is used twice; names are unique`);
+    names.add(p.name);
+  }
+}
+
+/** The flat fields as they reach normalisation (validated, no defaults applied yet). */
+export interface FlatNodeFields {
+  readonly nodeCount: number;
+  readonly instanceType: string;
+  readonly spotEnabled?: boolean | undefined;
+  readonly minSize?: number | undefined;
+  readonly maxSize?: number | undefined;
+  readonly scaling?: 'managed' | 'external' | undefined;
+  readonly nodeRoleArn?: string | undefined;
+}
+
+/** The flat fields as the one pool they mean. Optional members stay absent, as the seed left them. */
+export function poolFromFlat(f: FlatNodeFields): NodePool {
+  return {
+    name: DEFAULT_POOL,
+    instanceTypes: [f.instanceType],
+    capacityType: f.spotEnabled ? 'SPOT' : 'ON_DEMAND',
+    nodeCount: f.nodeCount,
+    ...(f.minSize !== undefined ? { minSize: f.minSize } : {}),
+    ...(f.maxSize !== undefined ? { maxSize: f.maxSize } : {}),
+    scaling: f.scaling ?? 'managed',
+    labels: {},
+    taints: [],
+    ...(f.nodeRoleArn !== undefined ? { nodeRoleArn: f.nodeRoleArn } : {}),
+  };
+}
