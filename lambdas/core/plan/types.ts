@@ -126,9 +126,18 @@ export interface UntagResource extends Base {
   readonly tagKeys: readonly string[];
 }
 
+/**
+ * Why a node group is deleted: `replaced` (its pool has a new group, ACTIVE), `pool-removed` (its pool
+ * left the spec), `foreign` (CloudOrch did not create it; the policy decides), `cluster-deletion`.
+ */
+export type NodegroupDeletionReason = 'replaced' | 'pool-removed' | 'foreign' | 'cluster-deletion';
+
 export interface DeleteNodegroup extends Base {
   readonly kind: 'DeleteNodegroup';
   readonly nodegroupName: string;
+  readonly reason: NodegroupDeletionReason;
+  /** The pool the group served, when CloudOrch made it for one. */
+  readonly pool?: string;
 }
 
 export interface DeleteCluster extends Base {
