@@ -6,8 +6,7 @@
  * that apply would carry out from one it would not).
  */
 
-import { estimateMonthlyCost, estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
-import type { Observation } from '../../../lambdas/core/observation.js';
+import { estimateObservedCost, estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
@@ -16,31 +15,6 @@ import { type Output, paint } from '../format.js';
 import { loadManifests } from '../load.js';
 import type { Target } from '../target.js';
 import { EXIT, PLAN_EXIT_HELP } from './exit.js';
-
-function observedCost(o: Observation, region: string, at: Date): number {
-  const c = o.cluster;
-  if (!c) return 0;
-  const ng = o.nodegroups[0];
-  const type = ng?.instanceTypes[0];
-  try {
-    return estimateMonthlyCost(
-      {
-        kubernetesVersion: c.version,
-        instanceType: type ?? 't3.medium',
-        nodeCount: ng ? ng.scaling.desiredSize : 0,
-        spotEnabled: ng?.capacityType === 'SPOT',
-        region,
-      },
-      at,
-    ).monthlyCost;
-  } catch {
-    // An instance type outside the price table: the control plane alone is what we can price.
-    return estimateMonthlyCost(
-      { kubernetesVersion: c.version, instanceType: 't3.medium', nodeCount: 0, spotEnabled: false, region },
-      at,
-    ).monthlyCost;
-  }
-}
 
 /**
  * One manifest's exit code. An impossible difference blocks even without other changes (apply would
@@ -76,7 +50,8 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
     const decision = await policy.evaluate(
       buildPolicyInput({ desired, observation, plan: ops, estimate, now }),
     );
-    const delta = estimate.monthlyCost - observedCost(observation, m.spec.region, now);
+    const delta =
+      estimate.monthlyCost - (estimateObservedCost(observation, m.spec.region, now)?.monthlyCost ?? 0);
     o.out(
       `${m.id} (${m.spec.clusterName} in ${m.spec.region}): ${observation.cluster ? `cluster exists (${observation.cluster.status}, ${observation.cluster.version})` : 'cluster does not exist'}`,
     );
