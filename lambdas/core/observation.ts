@@ -24,14 +24,14 @@ export interface ScalingConfig {
 /** A Kubernetes taint as EKS reports it (`NO_SCHEDULE`, `NO_EXECUTE`, `PREFER_NO_SCHEDULE`). */
 export interface ObservedTaint {
   readonly key: string;
-  readonly value?: string;
+  readonly value?: string | undefined;
   readonly effect: string;
 }
 
 /** How many nodes an update may take down at once: a count or a percentage. */
 export interface UpdateConfig {
-  readonly maxUnavailable?: number;
-  readonly maxUnavailablePercentage?: number;
+  readonly maxUnavailable?: number | undefined;
+  readonly maxUnavailablePercentage?: number | undefined;
 }
 
 export interface ObservedNodegroup {

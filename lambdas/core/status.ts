@@ -19,16 +19,42 @@ import {
   unknown,
 } from './conditions.js';
 import type { Health } from './health.js';
+import type { ObservedTaint } from './observation.js';
 import type { DriftItem } from './plan/fields.js';
+
+/** One spec pool as last observed: the node group that serves it, or `Missing` when it has none. */
+export interface ObservedPool {
+  readonly name: string;
+  /** The pool's current node group (derived name, promised shape); absent when `Missing`. */
+  readonly nodegroup?: string;
+  /** The EKS status of that node group (ACTIVE, UPDATING, ...), or `Missing`. */
+  readonly status: string;
+  readonly version?: string;
+  /** The node group's desired size. */
+  readonly nodeCount?: number;
+  readonly minSize?: number;
+  readonly maxSize?: number;
+  readonly instanceTypes?: readonly string[];
+  readonly capacityType?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly taints?: readonly ObservedTaint[];
+  /** The pool's other node groups: being replaced, or holding its name with another shape. */
+  readonly otherNodegroups?: readonly string[];
+}
 
 export interface ObservedSummary {
   readonly health: Health;
   readonly version?: string;
-  /** The observed managed node group's name (the one the counts below describe). */
-  readonly nodegroup?: string;
+  /** Desired nodes across every observed node group (pools, orphans and foreign groups alike). */
   readonly nodeCount?: number;
-  readonly instanceType?: string;
-  readonly capacityType?: string;
+  /** How many pools the spec lists. */
+  readonly poolCount?: number;
+  /** One entry per spec pool, in spec order. Absent in status written before pools existed. */
+  readonly pools?: readonly ObservedPool[];
+  /** Node groups CloudOrch did not create and no pool names. */
+  readonly foreign?: readonly string[];
+  /** Node groups CloudOrch created for pools the spec no longer lists. */
+  readonly orphan?: readonly string[];
   readonly endpoint?: string;
   readonly arn?: string;
   /** The cluster carried this record's ownership tag when observed. */

@@ -1,15 +1,14 @@
 /**
- * The comparisons the field table's rules hold. Each is written once: drift reports its differences
- * and the planner's version, scaling and tag stages act on the same values, read through
- * `FIELD_TABLE`; the replacement stage and the replace-nodegroup rules share the resolved `shape`.
- * So the two cannot disagree about what differs.
+ * The cluster-level comparisons the field table's rules hold (pool-level ones are in pool-compare.ts).
+ * Each is written once: drift reports its differences and the planner's version and tag stages act on
+ * the same values, read through `FIELD_TABLE`. So the two cannot disagree about what differs.
  */
-import type { ObservedCluster, ObservedNodegroup, ScalingConfig } from '../observation.js';
-import { AWS_TAG_PREFIX, MANAGED_BY_TAG, OWNER_TAG } from '../ownership.js';
+import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
+import { AWS_TAG_PREFIX, MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../ownership.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import { compareVersions } from '../version.js';
 import { impossible } from './guards.js';
-import { desiredNodegroup, desiredScaling, matchesShape, type NodegroupShape } from './nodegroup.js';
+import { assignPools, type PoolAssignment } from './pools.js';
 import { diffTags, type TagDiff } from './tags.js';
 import type { Impossible, PlanDefaults } from './types.js';
 
@@ -23,10 +22,8 @@ export interface DriftItem {
 export interface FieldContext {
   readonly spec: CloudClusterSpec;
   readonly cluster: ObservedCluster;
-  /** The node group the spec wants, defaults included: the planner replaces groups from it. */
-  readonly shape: NodegroupShape;
-  /** The node group matching the desired shape, if any. */
-  readonly nodegroup: ObservedNodegroup | undefined;
+  /** Which observed node group serves which pool (spec order), and the groups no pool claims. */
+  readonly assignment: PoolAssignment;
   readonly nodegroups: readonly ObservedNodegroup[];
   readonly defaults: PlanDefaults;
 }
@@ -37,10 +34,12 @@ export function fieldContext(
   nodegroups: readonly ObservedNodegroup[],
   defaults: PlanDefaults,
 ): FieldContext {
-  const shape = desiredNodegroup(spec, defaults);
-  const nodegroup = nodegroups.find((ng) => matchesShape(ng, shape));
-  return { spec, cluster, shape, nodegroup, nodegroups, defaults };
+  return { spec, cluster, assignment: assignPools(spec, nodegroups, defaults), nodegroups, defaults };
 }
+
+/** The drift field of something about one pool: `nodeGroups[<pool>]`, `nodeGroups[<pool>].<part>`. */
+export const poolField = (pool: string, part?: string): string =>
+  part === undefined ? `nodeGroups[${pool}]` : `nodeGroups[${pool}].${part}`;
 
 export const diff = (field: string, desired: unknown, observed: unknown): DriftItem[] => {
   const d = typeof desired === 'string' ? desired : JSON.stringify(desired);
@@ -59,10 +58,9 @@ export const versionValues = {
   drift: (ctx: FieldContext): DriftItem[] =>
     [
       { field: 'kubernetesVersion', observed: ctx.cluster.version },
-      ...ctx.nodegroups.map((ng) => ({
-        field: `kubernetesVersion (node group ${ng.name})`,
-        observed: ng.version,
-      })),
+      ...ctx.assignment.pools.flatMap(({ pool, current }) =>
+        current ? [{ field: poolField(pool.name, 'kubernetesVersion'), observed: current.version }] : [],
+      ),
     ]
       .filter(({ observed }) => versionValues.gap(ctx, observed) !== 0)
       .map(({ field, observed }) => ({ field, desired: versionValues.desired(ctx), observed })),
@@ -87,36 +85,13 @@ export const versionValues = {
       : null,
 };
 
-const SCALING_MEMBERS = ['minSize', 'maxSize', 'desiredSize'] as const;
-type ScalingMember = (typeof SCALING_MEMBERS)[number];
-
-/** nodeCount, minSize and maxSize: the matching node group's scaling against the desired one. */
-export const scalingValues = {
-  desired: ({ spec }: FieldContext, observed?: ScalingConfig): ScalingConfig =>
-    desiredScaling(spec, observed),
-  /** The desired scaling for a node group, and the members in which the group differs from it. */
-  changes: (ctx: FieldContext, ng: ObservedNodegroup) => {
-    const want = scalingValues.desired(ctx, ng.scaling);
-    return { want, changed: SCALING_MEMBERS.filter((m) => want[m] !== ng.scaling[m]) };
-  },
-  drift:
-    (field: string, member: ScalingMember) =>
-    (ctx: FieldContext): DriftItem[] => {
-      if (!ctx.nodegroup) return [];
-      // Under external scaling the autoscaler owns desiredSize: only the bounds can drift.
-      if (member === 'desiredSize' && ctx.spec.scaling === 'external') return [];
-      const { want, changed } = scalingValues.changes(ctx, ctx.nodegroup);
-      return changed.includes(member)
-        ? [{ field, desired: String(want[member]), observed: String(ctx.nodegroup.scaling[member]) }]
-        : [];
-    },
-};
+const OWNERSHIP_KEYS: ReadonlySet<string> = new Set([OWNER_TAG, MANAGED_BY_TAG, POOL_TAG]);
 
 /** The tags a user manages: ownership marks and AWS's own tags are not theirs to compare. */
 const userTags = (t: Readonly<Record<string, string>>) =>
   Object.fromEntries(
     Object.entries(t)
-      .filter(([k]) => k !== OWNER_TAG && k !== MANAGED_BY_TAG && !k.startsWith(AWS_TAG_PREFIX))
+      .filter(([k]) => !OWNERSHIP_KEYS.has(k) && !k.startsWith(AWS_TAG_PREFIX))
       .sort(),
   );
 

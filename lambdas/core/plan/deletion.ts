@@ -58,6 +58,10 @@ export function deletionStep(d: Desired, o: Observation): Step {
   const waiting = busy(c, o.nodegroups);
   if (waiting) return { impossible: [], next: waiting };
   const ng = o.nodegroups[0];
-  if (ng) return { impossible: [], next: { kind: 'DeleteNodegroup', ...base, nodegroupName: ng.name } };
+  if (ng)
+    return {
+      impossible: [],
+      next: { kind: 'DeleteNodegroup', ...base, nodegroupName: ng.name, reason: 'cluster-deletion' },
+    };
   return { impossible: [], next: { kind: 'DeleteCluster', ...base } };
 }

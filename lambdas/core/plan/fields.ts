@@ -1,14 +1,13 @@
 /**
- * The field table: every spec field, what it is compared with in EKS and how a difference converges.
- * `satisfies Record<keyof CloudClusterSpec, …>` makes a missing field a compile error, and a test
- * checks the table against the schema at run time too. Drift, the planner's check for differences
- * EKS cannot converge, the planner's version, scaling and tag stages (through each rule's `values`)
- * and `cloudorch describe` all read this table; the node-group replacement stage and the rules of the
- * fields that replace a group share one resolved shape (`FieldContext.shape`). So a field is added
- * in one place; a property test fails when the planner calls EKS for a difference no drifting
- * field's `via` names.
+ * The field table: every spec field, what it is compared with in EKS and how a difference converges;
+ * `nodeGroups` holds the pool table (pool-fields.ts), one rule per pool field. `satisfies
+ * Record<keyof CloudClusterSpec, …>` makes a missing field a compile error, and a test checks the
+ * tables against the schema at run time too. Drift, the planner's check for differences EKS cannot
+ * converge, the planner's stages (through each rule's `values`) and `cloudorch describe` all read
+ * these tables. So a field is added in one place; a property test fails when the planner calls EKS for
+ * a difference no drifting field's `via` names.
  */
-import type { Observation, ObservedNodegroup } from '../observation.js';
+import type { Observation } from '../observation.js';
 import { ownershipTagsOf } from '../ownership.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import {
@@ -16,13 +15,13 @@ import {
   diff,
   type FieldContext,
   fieldContext,
-  scalingValues,
+  poolField,
   sorted,
   tagValues,
   versionValues,
 } from './compare.js';
 import { impossible } from './guards.js';
-import type { NodegroupShape } from './nodegroup.js';
+import { POOL_FIELD_TABLE, type PoolRule, poolsDrift } from './pool-fields.js';
 import type { Impossible, MutatingOperation, PlanDefaults } from './types.js';
 
 export { type DriftItem, type FieldContext, fieldContext } from './compare.js';
@@ -50,7 +49,7 @@ export interface Unconvergeable {
 }
 
 /** How one comparison converges, and what `cloudorch describe` shows beside its drift. */
-interface Converges {
+export interface Converges {
   readonly convergence: Convergence;
   /** The EKS attribute it is compared with. */
   readonly observedAs: string;
@@ -67,14 +66,8 @@ interface RuleBase extends Converges {
   readonly unconvergeable?: Unconvergeable;
   /** The values the drift compares, for the planner's stage that converges the field. */
   readonly values?: object;
-  /**
-   * The part of the field node groups carry, when it converges otherwise than the cluster's part.
-   * Its drift items name the group: `<field> (node group <name>)`.
-   */
-  readonly onNodegroup?: Converges & {
-    readonly convergence: Extract<Convergence, 'replace-nodegroup'>;
-    readonly drift: (ctx: FieldContext) => DriftItem[];
-  };
+  /** `nodeGroups` only: the rule of each pool field. */
+  readonly pools?: Readonly<Record<string, PoolRule>>;
 }
 
 /** A field that EKS can have differ must say how it is compared; an immutable one, how it is reported. */
@@ -91,38 +84,6 @@ export type FieldRule = RuleBase &
         readonly unconvergeable: Unconvergeable;
       }
   );
-
-/**
- * An immutable node group field the group's name does not vouch for on its own: a group matching
- * the desired shape has it right; until one does, every group's value is shown against the wanted one.
- */
-const unlessShapeMatches =
-  (
-    field: string,
-    wanted: (shape: NodegroupShape) => readonly string[],
-    observed: (ng: ObservedNodegroup) => string | readonly string[],
-  ) =>
-  ({ shape, nodegroup, nodegroups }: FieldContext): DriftItem[] =>
-    nodegroup ? [] : diff(field, wanted(shape), nodegroups.flatMap(observed));
-
-/**
- * An immutable node group field the desired group's name is hashed over: every other group whose
- * value differs from the resolved one is replaced. Nothing is compared when nothing is resolved
- * (EKS then picks the value).
- */
-const perNodegroup =
-  (
-    field: string,
-    wanted: (shape: NodegroupShape) => string | undefined,
-    observed: (ng: ObservedNodegroup) => string,
-  ) =>
-  ({ shape, nodegroup, nodegroups }: FieldContext): DriftItem[] => {
-    const want = wanted(shape);
-    if (!want) return [];
-    return nodegroups.flatMap((ng) =>
-      ng === nodegroup ? [] : diff(`${field} (node group ${ng.name})`, want, observed(ng)),
-    );
-  };
 
 export const FIELD_TABLE = {
   provider: { convergence: 'behaviour', observedAs: '(selects the provider)', via: [] },
@@ -141,47 +102,14 @@ export const FIELD_TABLE = {
     },
     values: versionValues,
   },
-  nodeCount: {
+  nodeGroups: {
     convergence: 'in-place',
-    observedAs: 'nodegroup.scalingConfig.desiredSize',
-    via: ['UpdateNodegroupScaling'],
-    drift: scalingValues.drift('nodeCount', 'desiredSize'),
-    values: scalingValues,
-  },
-  minSize: {
-    convergence: 'in-place',
-    observedAs: 'nodegroup.scalingConfig.minSize',
-    via: ['UpdateNodegroupScaling'],
-    drift: scalingValues.drift('minSize', 'minSize'),
-    values: scalingValues,
-  },
-  maxSize: {
-    convergence: 'in-place',
-    observedAs: 'nodegroup.scalingConfig.maxSize',
-    via: ['UpdateNodegroupScaling'],
-    drift: scalingValues.drift('maxSize', 'maxSize'),
-    values: scalingValues,
-  },
-  scaling: { convergence: 'behaviour', observedAs: '(who owns desiredSize)', via: [] },
-  instanceType: {
-    convergence: 'replace-nodegroup',
-    observedAs: 'nodegroup.instanceTypes',
+    observedAs: "the cluster's managed node groups",
+    // A pool added or removed, a group gone, or one CloudOrch did not make. Each pool's own fields
+    // are rules of the pool table, read through `pools`.
     via: ['CreateNodegroup', 'DeleteNodegroup'],
-    drift: unlessShapeMatches(
-      'instanceType',
-      (shape) => [shape.instanceType],
-      (ng) => ng.instanceTypes,
-    ),
-  },
-  spotEnabled: {
-    convergence: 'replace-nodegroup',
-    observedAs: 'nodegroup.capacityType',
-    via: ['CreateNodegroup', 'DeleteNodegroup'],
-    drift: unlessShapeMatches(
-      'spotEnabled',
-      (shape) => [shape.capacityType],
-      (ng) => ng.capacityType,
-    ),
+    drift: poolsDrift,
+    pools: POOL_FIELD_TABLE,
   },
   tags: {
     convergence: 'in-place',
@@ -189,14 +117,11 @@ export const FIELD_TABLE = {
     via: ['TagResource', 'UntagResource'],
     drift: (ctx) => [
       ...tagValues.drift('tags', ctx, ctx.cluster.tags, ownershipTagsOf(ctx.cluster.tags)),
-      ...(ctx.nodegroup
-        ? tagValues.drift(
-            `tags (node group ${ctx.nodegroup.name})`,
-            ctx,
-            ctx.nodegroup.tags,
-            ownershipTagsOf(ctx.nodegroup.tags),
-          )
-        : []),
+      ...ctx.assignment.pools.flatMap(({ pool, current }) =>
+        current
+          ? tagValues.drift(poolField(pool.name, 'tags'), ctx, current.tags, ownershipTagsOf(current.tags))
+          : [],
+      ),
     ],
     values: tagValues,
   },
@@ -232,18 +157,6 @@ export const FIELD_TABLE = {
               'Restore the observed security groups in the spec, or change them with aws eks update-cluster-config.',
             ),
     },
-    // The node group's subnets (the spec's, else the default ones) are hashed into its name: a
-    // change there replaces the group, while the cluster's own subnets stay impossible to move.
-    onNodegroup: {
-      convergence: 'replace-nodegroup',
-      observedAs: 'nodegroup.subnets',
-      via: ['CreateNodegroup', 'DeleteNodegroup'],
-      drift: perNodegroup(
-        'network.subnetIds',
-        (shape) => (shape.subnetIds.length > 0 ? sorted(shape.subnetIds) : undefined),
-        (ng) => sorted(ng.subnets),
-      ),
-    },
   },
   clusterRoleArn: {
     convergence: 'impossible',
@@ -261,16 +174,6 @@ export const FIELD_TABLE = {
         ),
     },
   },
-  nodeRoleArn: {
-    convergence: 'replace-nodegroup',
-    observedAs: 'nodegroup.nodeRole',
-    via: ['CreateNodegroup', 'DeleteNodegroup'],
-    drift: perNodegroup(
-      'nodeRoleArn',
-      (shape) => shape.nodeRoleArn,
-      (ng) => ng.nodeRole,
-    ),
-  },
   deletionPolicy: { convergence: 'behaviour', observedAs: '(what deletion does)', via: [] },
   adopt: {
     convergence: 'behaviour',
@@ -282,11 +185,12 @@ export const FIELD_TABLE = {
 } as const satisfies Record<keyof CloudClusterSpec, FieldRule>;
 
 const RULES: readonly FieldRule[] = Object.values(FIELD_TABLE);
+const POOL_RULES: readonly PoolRule[] = Object.values(POOL_FIELD_TABLE);
 
 /**
- * Every difference between desired and observed, field by field. A missing cluster is drift, and so
- * are node groups other than exactly the desired one (the planner creates it and deletes the rest).
- * Behaviour fields have no counterpart and never drift.
+ * Every difference between desired and observed, field by field and pool by pool. A missing cluster
+ * is drift, and so are a pool without its node group and node groups no pool wants. Behaviour fields
+ * have no counterpart and never drift.
  */
 export function detectDrift(
   spec: CloudClusterSpec,
@@ -295,12 +199,9 @@ export function detectDrift(
 ): DriftItem[] {
   if (!o.cluster) return [{ field: 'cluster', desired: 'exists', observed: 'not found' }];
   const ctx = fieldContext(spec, o.cluster, o.nodegroups, defaults);
-  const items: DriftItem[] = [];
-  if (!ctx.nodegroup || o.nodegroups.length > 1) {
-    const names = o.nodegroups.map((ng) => ng.name).join(', ');
-    items.push({ field: 'nodegroup', desired: ctx.shape.name, observed: names || 'none' });
-  }
-  for (const rule of RULES) items.push(...(rule.drift?.(ctx) ?? []), ...(rule.onNodegroup?.drift(ctx) ?? []));
+  const items: DriftItem[] = RULES.flatMap((rule) => rule.drift?.(ctx) ?? []);
+  for (const pg of ctx.assignment.pools)
+    for (const rule of POOL_RULES) items.push(...(rule.drift?.(ctx, pg) ?? []));
   return items;
 }
 
@@ -320,18 +221,22 @@ function isSpecField(field: string): field is keyof typeof FIELD_TABLE {
   return Object.hasOwn(FIELD_TABLE, field);
 }
 
+function isPoolField(field: string): field is keyof typeof POOL_FIELD_TABLE {
+  return Object.hasOwn(POOL_FIELD_TABLE, field);
+}
+
 /**
- * The spec field a drift item belongs to, with how it converges: `network.subnetIds` and
- * `kubernetesVersion (node group x)` belong to `network` and `kubernetesVersion`, and a node group's
- * item to the field's node group part where it has one. Undefined for a missing cluster or node
- * group, which are resources, not fields.
+ * The spec field a drift item belongs to, with how it converges: `network.subnetIds` belongs to
+ * `network`; `nodeGroups[workers].nodeCount` to the pool field `nodeCount`, while a pool's
+ * `kubernetesVersion` and `tags` belong to those cluster fields. Undefined for a missing cluster,
+ * which is a resource, not a field.
  */
-export function ruleOfDrift(
-  driftField: string,
-): { field: keyof CloudClusterSpec; rule: Converges } | undefined {
+export function ruleOfDrift(driftField: string): { field: string; rule: Converges } | undefined {
+  const pool = /^nodeGroups\[[^\]]*\]\.(\w+)/.exec(driftField)?.[1];
+  if (pool !== undefined) {
+    if (isPoolField(pool)) return { field: `nodeGroups[].${pool}`, rule: POOL_FIELD_TABLE[pool] };
+    return isSpecField(pool) ? { field: pool, rule: FIELD_TABLE[pool] } : undefined;
+  }
   const field = /^\w+/.exec(driftField)?.[0] ?? '';
-  if (!isSpecField(field)) return undefined;
-  const rule: FieldRule = FIELD_TABLE[field];
-  const part = driftField.includes(' (node group ') ? rule.onNodegroup : undefined;
-  return { field, rule: part ?? rule };
+  return isSpecField(field) ? { field, rule: FIELD_TABLE[field] } : undefined;
 }

@@ -5,7 +5,7 @@
  * planned past work EKS has not finished.
  */
 import { InternalError } from '../errors.js';
-import type { Observation } from '../observation.js';
+import type { Observation, ObservedTaint } from '../observation.js';
 import { project } from './project.js';
 import { nextStep } from './step.js';
 import {
@@ -14,6 +14,7 @@ import {
   type MutatingOperation,
   type Operation,
   type PlanDefaults,
+  type UpdateNodegroupConfig,
   type Wait,
 } from './types.js';
 
@@ -41,25 +42,49 @@ export function firstAction(ops: readonly Operation[]): MutatingOperation | Wait
   return ops.find((op): op is MutatingOperation | Wait => op.kind === 'Wait' || isMutating(op));
 }
 
+const DELETION_REASON = {
+  replaced: 'replaced in pool',
+  'pool-removed': 'its pool left the spec',
+  foreign: 'not created by CloudOrch',
+  'cluster-deletion': 'cluster deletion',
+} as const;
+
+/** What one UpdateNodegroupConfig changes, member by member. */
+function configChanges(op: UpdateNodegroupConfig): string[] {
+  const out: string[] = [];
+  if (op.scaling) out.push(`scaling ${JSON.stringify(op.from)} -> ${JSON.stringify(op.scaling)}`);
+  if (op.labels) {
+    const set = Object.entries(op.labels.addOrUpdateLabels).map(([k, v]) => `${k}=${v}`);
+    out.push(`labels +[${set.join(', ')}] -[${op.labels.removeLabels.join(', ')}]`);
+  }
+  if (op.taints) {
+    const t = (xs: readonly ObservedTaint[]) =>
+      xs.map((x) => `${x.key}${x.value ? `=${x.value}` : ''}:${x.effect}`).join(', ');
+    out.push(`taints +[${t(op.taints.addOrUpdateTaints)}] -[${t(op.taints.removeTaints)}]`);
+  }
+  if (op.updateConfig) out.push(`updateConfig ${JSON.stringify(op.updateConfig)}`);
+  return out;
+}
+
 /** A one-line description of an operation for status, CLI and logs. */
 export function describeOperation(op: Operation): string {
   switch (op.kind) {
     case 'CreateCluster':
       return `create cluster ${op.clusterName} (${op.version}) in ${op.region}`;
     case 'CreateNodegroup':
-      return `create node group ${op.nodegroupName} (${op.instanceType}, ${op.capacityType}, ${op.scaling.desiredSize} nodes, ${op.version})`;
+      return `create node group ${op.nodegroupName} for pool ${op.pool} (${op.instanceTypes.join(', ')}, ${op.capacityType}, ${op.scaling.desiredSize} nodes, ${op.version})`;
     case 'UpdateClusterVersion':
       return `upgrade control plane ${op.fromVersion} -> ${op.toVersion}`;
     case 'UpdateNodegroupVersion':
-      return `upgrade node group ${op.nodegroupName} ${op.fromVersion} -> ${op.toVersion}`;
-    case 'UpdateNodegroupScaling':
-      return `scale node group ${op.nodegroupName} ${JSON.stringify(op.from)} -> ${JSON.stringify(op.scaling)}`;
+      return `upgrade node group ${op.nodegroupName} (pool ${op.pool}) ${op.fromVersion} -> ${op.toVersion}`;
+    case 'UpdateNodegroupConfig':
+      return `configure node group ${op.nodegroupName} (pool ${op.pool}): ${configChanges(op).join('; ')}`;
     case 'TagResource':
       return `tag ${op.resourceArn} with ${Object.keys(op.tags).join(', ')}`;
     case 'UntagResource':
       return `untag ${op.resourceArn}: ${op.tagKeys.join(', ')}`;
     case 'DeleteNodegroup':
-      return `delete node group ${op.nodegroupName}`;
+      return `delete node group ${op.nodegroupName} (${DELETION_REASON[op.reason]}${op.pool && op.reason !== 'pool-removed' ? ` ${op.pool}` : ''})`;
     case 'DeleteCluster':
       return `delete cluster ${op.clusterName}`;
     case 'Wait':

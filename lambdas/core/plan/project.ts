@@ -5,7 +5,7 @@
  */
 import { Health } from '../health.js';
 import type { Observation, ObservedCluster, ObservedNodegroup } from '../observation.js';
-import type { MutatingOperation } from './types.js';
+import type { MutatingOperation, UpdateNodegroupConfig } from './types.js';
 
 const PROJECTED_ACCOUNT = 'projected';
 
@@ -26,6 +26,27 @@ function mapNodegroup(
 
 function mapCluster(o: Observation, f: (c: ObservedCluster) => ObservedCluster): Observation {
   return o.cluster ? { ...o, cluster: f(o.cluster) } : o;
+}
+
+/** A node group after UpdateNodegroupConfig: EKS's rules for labels and taints (key and effect identify one). */
+function configured(ng: ObservedNodegroup, op: UpdateNodegroupConfig): ObservedNodegroup {
+  const labels = Object.fromEntries(
+    Object.entries({ ...ng.labels, ...op.labels?.addOrUpdateLabels }).filter(
+      ([k]) => !op.labels?.removeLabels.includes(k),
+    ),
+  );
+  const touched = [...(op.taints?.addOrUpdateTaints ?? []), ...(op.taints?.removeTaints ?? [])];
+  const taints = [
+    ...ng.taints.filter((t) => !touched.some((x) => x.key === t.key && x.effect === t.effect)),
+    ...(op.taints?.addOrUpdateTaints ?? []),
+  ];
+  return {
+    ...ng,
+    scaling: { ...ng.scaling, ...op.scaling },
+    labels,
+    taints,
+    ...(op.updateConfig ? { updateConfig: op.updateConfig } : {}),
+  };
 }
 
 export function project(o: Observation, op: MutatingOperation): Observation {
@@ -58,12 +79,17 @@ export function project(o: Observation, op: MutatingOperation): Observation {
             version: op.version,
             status: 'ACTIVE',
             health: Health.Healthy,
-            instanceTypes: [op.instanceType],
+            instanceTypes: op.instanceTypes,
             capacityType: op.capacityType,
             scaling: op.scaling,
             nodeRole: op.nodeRoleArn ?? '',
             subnets: op.subnetIds,
             tags: op.tags,
+            labels: op.labels,
+            taints: op.taints,
+            amiType: op.amiType,
+            ...(op.diskSize !== undefined ? { diskSize: op.diskSize } : {}),
+            ...(op.updateConfig ? { updateConfig: op.updateConfig } : {}),
           },
         ],
       };
@@ -71,11 +97,8 @@ export function project(o: Observation, op: MutatingOperation): Observation {
       return mapCluster(o, (c) => ({ ...c, version: op.toVersion }));
     case 'UpdateNodegroupVersion':
       return mapNodegroup(o, op.nodegroupName, (ng) => ({ ...ng, version: op.toVersion }));
-    case 'UpdateNodegroupScaling':
-      return mapNodegroup(o, op.nodegroupName, (ng) => ({
-        ...ng,
-        scaling: { ...ng.scaling, ...op.scaling },
-      }));
+    case 'UpdateNodegroupConfig':
+      return mapNodegroup(o, op.nodegroupName, (ng) => configured(ng, op));
     case 'TagResource':
     case 'UntagResource':
       if (o.cluster?.arn === op.resourceArn) return mapCluster(o, (c) => ({ ...c, tags: retag(c.tags, op) }));

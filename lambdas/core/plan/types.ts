@@ -84,6 +84,7 @@ export interface UpdateClusterVersion extends Base, Idempotent {
 export interface UpdateNodegroupVersion extends Base, Idempotent {
   readonly kind: 'UpdateNodegroupVersion';
   readonly nodegroupName: string;
+  readonly pool: string;
   readonly fromVersion: string;
   readonly toVersion: string;
 }
