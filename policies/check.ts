@@ -18,8 +18,11 @@ const run = promisify(execFile);
 
 /** The least share of Rego lines the unit tests must cover, in percent. */
 export const COVERAGE_THRESHOLD = 90;
-/** Build output holds JSON (capabilities, coverage) that must not load as policy data. */
-const IGNORE = ['--ignore', 'build'];
+/**
+ * Build output holds JSON (capabilities, coverage) that must not load as policy data, and the
+ * packaged bundle (`prebuilt/`, left by a pack) would load as a second, stale copy of every rule.
+ */
+const IGNORE = ['--ignore', 'build', '--ignore', 'prebuilt'];
 
 export interface CheckOptions {
   readonly policiesDir?: string;

@@ -11,7 +11,7 @@ test_compliant_input_is_allowed if {
 test_denied_example_lists_every_violation if {
 	denied := object.union(
 		fixtures.with_tags({"environment": "dev"}),
-		{"cluster": {"nodeCount": 40, "instanceType": "g4dn.xlarge"}, "estimate": {"monthlyCost": 15433}},
+		{"cluster": {"nodeGroups": [fixtures.pool("default", ["g4dn.xlarge"], 40)]}, "estimate": {"monthlyCost": 15433}},
 	)
 	d := cloudorch.decision with input as denied
 	d.allow == false

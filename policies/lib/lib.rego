@@ -54,3 +54,38 @@ usd(amount) := sprintf("$%d.%02d", [floor(cents / 100), cents % 100]) if {
 
 # The JSON type of the value at path under root ("null" when absent), for shape checks.
 type_at(root, path) := type_name(object.get(root, path, null))
+
+# The spec's pools (input.cluster.nodeGroups), and their names.
+pools := input.cluster.nodeGroups
+
+pool_names := {p.name | some p in pools}
+
+# The most nodes a pool may run: its maxSize when set (an autoscaler may grow it there), else its
+# nodeCount.
+pool_ceiling(p) := max([p.nodeCount, object.get(p, "maxSize", 0)])
+
+# Node group ownership, as lambdas/core/ownership.ts: CloudOrch created a group when it carries both
+# ownership tags; the others are foreign.
+managed_by_tag := "cloudorch.io/managed-by"
+
+owner_tag := "cloudorch.io/owner"
+
+pool_tag := "cloudorch.io/pool"
+
+created_by_cloudorch(ng) if {
+	ng.tags[managed_by_tag] == "cloudorch"
+	is_string(ng.tags[owner_tag])
+}
+
+# The pool a CloudOrch-created group serves: its pool tag, else `default` (groups made before pools
+# existed carry none). Undefined for foreign groups.
+pool_of(ng) := object.get(ng.tags, pool_tag, "default") if created_by_cloudorch(ng)
+
+# The observed node group of that name, when there is one.
+observed_nodegroup(name) := ng if {
+	some ng in input.observed.nodegroups
+	ng.name == name
+}
+
+# GPU instance families (g*, p*), as isGpuInstanceType in lambdas/core/plan/nodegroup.ts.
+gpu_instance_type(t) if regex.match(`^[gp][0-9]`, t)

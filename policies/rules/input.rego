@@ -22,11 +22,8 @@ fields := {
 	"cluster.region": {"string"},
 	"cluster.clusterName": {"string"},
 	"cluster.kubernetesVersion": {"string"},
-	"cluster.instanceType": {"string"},
 	"cluster.deletionPolicy": {"string"},
-	"cluster.nodeCount": {"number"},
-	"cluster.minSize": {"number", "null"},
-	"cluster.maxSize": {"number", "null"},
+	"cluster.nodeGroups": {"array"},
 	"cluster.tags": {"object"},
 	"cluster.metadata.id": {"string"},
 	"cluster.metadata.name": {"string"},
@@ -42,11 +39,32 @@ fields := {
 
 observed_cluster_fields := {"version": {"string"}, "region": {"string"}}
 
+# Each pool of input.cluster.nodeGroups (the spec as validation normalises it; the flat fields are
+# gone). Absent optional sizes read as null.
+pool_fields := {
+	"name": {"string"},
+	"instanceTypes": {"array"},
+	"capacityType": {"string"},
+	"nodeCount": {"number"},
+	"minSize": {"number", "null"},
+	"maxSize": {"number", "null"},
+	"scaling": {"string"},
+	"labels": {"object"},
+	"taints": {"array"},
+}
+
 nodegroup_fields := {
 	"name": {"string"},
 	"instanceTypes": {"array"},
 	"scaling.desiredSize": {"number"},
 	"scaling.maxSize": {"number"},
+	"tags": {"object"},
+}
+
+# The operation fields the plan guards read, by kind.
+op_fields := {
+	"CreateNodegroup": {"nodegroupName": {"string"}, "pool": {"string"}},
+	"DeleteNodegroup": {"nodegroupName": {"string"}, "reason": {"string"}},
 }
 
 has_type(root, path, types) if lib.type_at(root, split(path, ".")) in types
@@ -66,6 +84,19 @@ problems contains sprintf("input.observed.nodegroups[%v].%v must be %v", [i, pat
 	some i, ng in doc.observed.nodegroups
 	some path, types in nodegroup_fields
 	not has_type(ng, path, types)
+}
+
+problems contains sprintf("input.cluster.nodeGroups[%v].%v must be %v", [i, path, concat(" or ", sort(types))]) if {
+	is_array(doc.cluster.nodeGroups)
+	some i, pool in doc.cluster.nodeGroups
+	some path, types in pool_fields
+	not has_type(pool, path, types)
+}
+
+problems contains sprintf("input.plan[%v].%v must be %v", [i, path, concat(" or ", sort(types))]) if {
+	some i, op in doc.plan
+	some path, types in op_fields[op.kind]
+	not has_type(op, path, types)
 }
 
 problems contains sprintf("input.plan[%v].kind must be string", [i]) if {

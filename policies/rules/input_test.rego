@@ -32,8 +32,40 @@ test_plan_must_be_an_array if {
 }
 
 test_wrong_types_are_named if {
-	vs := rule.violations with input as fixtures.with_cluster({"nodeCount": "40", "metadata": {"deletionRequested": "no"}})
+	vs := rule.violations with input as fixtures.with_cluster({"clusterName": 40, "metadata": {"deletionRequested": "no"}})
 	count(vs) == 2
+}
+
+# The flat fields are gone: the pools are the contract.
+test_pools_are_required if {
+	vs := rule.violations with input as json.remove(fixtures.compliant, ["cluster/nodeGroups"])
+	{v.message | some v in vs} == {"policy input is malformed: input.cluster.nodeGroups must be array"}
+}
+
+test_each_pool_is_checked if {
+	bad := {"name": 7, "instanceTypes": "t3.medium", "nodeCount": "2", "maxSize": "500"}
+	vs := rule.violations with input as fixtures.with_pools([fixtures.pool("ok", ["t3.medium"], 1), bad])
+	{v.message | some v in vs} == {
+		"policy input is malformed: input.cluster.nodeGroups[1].name must be string",
+		"policy input is malformed: input.cluster.nodeGroups[1].instanceTypes must be array",
+		"policy input is malformed: input.cluster.nodeGroups[1].nodeCount must be number",
+		"policy input is malformed: input.cluster.nodeGroups[1].maxSize must be null or number",
+		"policy input is malformed: input.cluster.nodeGroups[1].capacityType must be string",
+		"policy input is malformed: input.cluster.nodeGroups[1].scaling must be string",
+		"policy input is malformed: input.cluster.nodeGroups[1].labels must be object",
+		"policy input is malformed: input.cluster.nodeGroups[1].taints must be array",
+	}
+}
+
+# The plan guards read these; an operation without them must not slip past a guard.
+test_node_group_operations_are_checked if {
+	ops := [{"kind": "DeleteNodegroup"}, {"kind": "CreateNodegroup", "nodegroupName": "ng", "pool": 1}, {"kind": "Wait"}]
+	vs := rule.violations with input as fixtures.planning(fixtures.compliant, ops)
+	{v.message | some v in vs} == {
+		"policy input is malformed: input.plan[0].nodegroupName must be string",
+		"policy input is malformed: input.plan[0].reason must be string",
+		"policy input is malformed: input.plan[1].pool must be string",
+	}
 }
 
 test_observed_cluster_must_be_object_or_null if {
@@ -52,14 +84,15 @@ test_observed_entries_are_checked if {
 		"policy input is malformed: input.observed.nodegroups[0].instanceTypes must be array",
 		"policy input is malformed: input.observed.nodegroups[0].scaling.desiredSize must be number",
 		"policy input is malformed: input.observed.nodegroups[0].scaling.maxSize must be number",
+		"policy input is malformed: input.observed.nodegroups[0].tags must be object",
 	}
 }
 
 test_input_that_is_not_an_object_is_an_error if {
-	count(rule.violations) == 17 with input as "cluster"
+	count(rule.violations) == 16 with input as "cluster"
 }
 
-test_optional_sizes_must_be_numbers if {
-	vs := rule.violations with input as fixtures.with_cluster({"maxSize": "500"})
-	{v.message | some v in vs} == {"policy input is malformed: input.cluster.maxSize must be null or number"}
+test_optional_sizes_are_null_or_numbers if {
+	sized := object.union(fixtures.pool("p", ["t3.medium"], 1), {"minSize": 0, "maxSize": null})
+	count(rule.violations) == 0 with input as fixtures.with_pools([sized])
 }

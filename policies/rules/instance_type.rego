@@ -1,4 +1,4 @@
-# Node groups use only allowed instance types, read from data.allowlists.instanceTypes
+# Every instance type of every pool is allowed, read from data.allowlists.instanceTypes
 # (policies/allowlists.json, shared with the spec schema).
 package cloudorch.rules.instance_type
 
@@ -7,8 +7,9 @@ import data.cloudorch.lib
 violations contains {
 	"rule": "instance-type-allowed",
 	"severity": "error",
-	"message": sprintf("instance type %v is not allowed (see allowlists.instanceTypes)", [instance_type]),
+	"message": sprintf("pool %v: instance type %v is not allowed (see allowlists.instanceTypes)", [pool.name, instance_type]),
 } if {
-	instance_type := input.cluster.instanceType
+	some pool in lib.pools
+	some instance_type in pool.instanceTypes
 	not lib.instance_type_allowed(instance_type)
 }

@@ -9,7 +9,7 @@ test_shipped_settings_are_valid if {
 
 test_missing_settings_deny_everything if {
 	vs := settings.violations with input as fixtures.compliant with data.settings as {}
-	count(vs) == 10
+	count(vs) == 15
 	{v.rule | some v in vs} == {"settings-valid"}
 }
 
@@ -33,4 +33,14 @@ test_override_grants_must_be_numbers if {
 	vs := settings.violations with input as fixtures.compliant
 		with data.settings.cost.allowedOverrides as {"a/b": "20000"}
 	{v.message | some v in vs} == {"policy data is invalid: data.settings.cost.allowedOverrides[a/b] must be a number"}
+}
+
+test_new_pool_settings_are_typed if {
+	vs := settings.violations with input as fixtures.compliant
+		with data.settings.gpuTaint.required as "false"
+		with data.settings.foreignNodegroups.allowDeletion as null
+	{v.message | some v in vs} == {
+		"policy data is invalid: data.settings.gpuTaint.required must be boolean",
+		"policy data is invalid: data.settings.foreignNodegroups.allowDeletion must be boolean",
+	}
 }

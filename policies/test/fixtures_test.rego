@@ -8,10 +8,7 @@ cluster := {
 	"region": "us-east-1",
 	"clusterName": "payments-dev",
 	"kubernetesVersion": "1.34",
-	"nodeCount": 2,
-	"scaling": "managed",
-	"instanceType": "t3.medium",
-	"spotEnabled": false,
+	"nodeGroups": [pool("default", ["t3.medium"], 2)],
 	"tags": {"team": "payments", "environment": "dev"},
 	"deletionPolicy": "Delete",
 	"adopt": false,
@@ -39,6 +36,20 @@ compliant := {
 	},
 	"now": now,
 }
+
+# A pool as validation normalises it: defaults applied, optional sizes absent.
+pool(name, instance_types, node_count) := {
+	"name": name,
+	"instanceTypes": instance_types,
+	"capacityType": "ON_DEMAND",
+	"nodeCount": node_count,
+	"scaling": "managed",
+	"labels": {},
+	"taints": [],
+}
+
+# The compliant input with these pools.
+with_pools(pools) := json.patch(compliant, [{"op": "replace", "path": "/cluster/nodeGroups", "value": pools}])
 
 # The compliant input with fields of input.cluster replaced (objects such as tags are merged).
 with_cluster(patch) := object.union(compliant, {"cluster": patch})
@@ -72,7 +83,14 @@ nodegroup(name, instance_type, size) := {
 	"nodeRole": "arn:aws:iam::123456789012:role/node",
 	"subnets": [],
 	"tags": {},
+	"labels": {},
+	"taints": [],
 }
+
+# The ownership tags CloudOrch puts on the groups it creates (with the pool tag when it names one).
+owned_tags := {"cloudorch.io/managed-by": "cloudorch", "cloudorch.io/owner": "team-payments/dev-small"}
+
+owned(ng, pool_name) := object.union(ng, {"tags": object.union(owned_tags, {"cloudorch.io/pool": pool_name})})
 
 observing(base, nodegroups) := object.union(base, {"observed": {"cluster": observed_cluster, "nodegroups": nodegroups}})
 

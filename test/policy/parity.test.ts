@@ -33,7 +33,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cloudorch-parity-'));
   const inputFile = join(dir, 'input.json');
   await writeFile(inputFile, JSON.stringify({ cases: INPUTS.map((c) => c.input) }));
-  const args = ['eval', '-f', 'json', '-i', inputFile, '--ignore', '*_test.rego', '--ignore', 'build'];
+  const ignore = ['*_test.rego', 'build', 'prebuilt'].flatMap((p) => ['--ignore', p]);
+  const args = ['eval', '-f', 'json', '-i', inputFile, ...ignore];
   const { stdout } = await run(findOpa(), [...args, '-d', '.', QUERY], {
     cwd: POLICY_DIR,
     maxBuffer: 64 * 1024 * 1024,

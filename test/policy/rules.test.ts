@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../lambdas/policy/engine.js';
 import { FileBundleSource } from '../../lambdas/policy/sources.js';
 import { buildPolicyBundle, findOpa, POLICY_DIR } from '../../policies/build.js';
-import { BUNDLE_PATH, CASES } from './support.js';
+import { BUNDLE_PATH, CASES, inputFor, multiWithGpu, withPool } from './support.js';
 
 const engine = new PolicyEngine({ source: new FileBundleSource(BUNDLE_PATH) });
 
@@ -48,7 +48,7 @@ describe('policy rules on the WASM bundle', () => {
   });
 });
 
-describe('waivers on the WASM bundle', () => {
+describe('a customised bundle on WASM: waivers, GPU taint required', () => {
   const waivers = [
     {
       rule: 'cost-threshold',
@@ -64,12 +64,15 @@ describe('waivers on the WASM bundle', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cloudorch-waivers-'));
-    const out = join(POLICY_DIR, 'build');
-    await cp(POLICY_DIR, dir, { recursive: true, filter: (s) => s !== out && !s.startsWith(out + sep) });
+    // Build output and the packaged bundle a pack leaves in prebuilt/ are not sources.
+    const outputs = ['build', 'prebuilt'].map((d) => join(POLICY_DIR, d));
+    const source = (s: string) => outputs.every((o) => s !== o && !s.startsWith(o + sep));
+    await cp(POLICY_DIR, dir, { recursive: true, filter: source });
     const settings = JSON.parse(await readFile(join(dir, 'settings.json'), 'utf8')) as {
       settings: Record<string, unknown>;
     };
     settings.settings.waivers = waivers;
+    settings.settings.gpuTaint = { required: true };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(settings));
     const { bundlePath } = await buildPolicyBundle({ policiesDir: dir, outDir: join(dir, 'build') });
     waived = new PolicyEngine({ source: new FileBundleSource(bundlePath) });
@@ -117,5 +120,20 @@ describe('waivers on the WASM bundle', () => {
       input: JSON.stringify(input),
     });
     expect(d).toEqual(JSON.parse(String(out)).result[0].expressions[0].value);
+  });
+
+  it('requires a NoSchedule taint on GPU pools when settings say so', () => {
+    const untainted = waived.evaluate(inputFor(multiWithGpu));
+    expect(untainted.allow).toBe(false);
+    expect(untainted.violations).toEqual([
+      {
+        rule: 'gpu-taint',
+        severity: 'error',
+        message:
+          'pool gpu runs GPU instance type g4dn.xlarge but has no taint with effect NO_SCHEDULE; add one (e.g. {key: nvidia.com/gpu, effect: NO_SCHEDULE}) so only GPU workloads are scheduled there',
+      },
+    ]);
+    const taint = { key: 'nvidia.com/gpu', effect: 'NO_SCHEDULE' as const };
+    expect(waived.evaluate(inputFor(withPool(multiWithGpu, { taints: [taint] }, 'gpu'))).allow).toBe(true);
   });
 });

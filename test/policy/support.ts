@@ -12,6 +12,7 @@ import { ownershipTags } from '../../lambdas/core/ownership.js';
 import { plan } from '../../lambdas/core/plan/plan.js';
 import type { Desired, Operation, PlanDefaults } from '../../lambdas/core/plan/types.js';
 import { buildPolicyInput, emptyObservation, type PolicyInput } from '../../lambdas/core/policy-input.js';
+import type { NodePool } from '../../lambdas/core/spec/pools.js';
 import type { CloudClusterSpec } from '../../lambdas/core/spec/schema.js';
 import { BUNDLE_FILE, POLICY_DIR } from '../../policies/build.js';
 
@@ -51,7 +52,17 @@ export function observedCluster(d: Desired, over: Partial<ObservedCluster> = {})
   };
 }
 
-export function observedNodegroup(d: Desired, name: string, instanceType: string): ObservedNodegroup {
+/**
+ * A node group of the record's first pool (sized as it), tagged as CloudOrch tags what it creates;
+ * `tags` replaces those (a foreign group carries none of them).
+ */
+export function observedNodegroup(
+  d: Desired,
+  name: string,
+  instanceType: string,
+  tags: Record<string, string> = { ...d.spec.tags, ...ownershipTags(d.id) },
+): ObservedNodegroup {
+  const n = d.spec.nodeGroups[0]?.nodeCount ?? 0;
   return {
     name,
     arn: `arn:aws:eks:${d.spec.region}:${ACCOUNT}:nodegroup/${d.spec.clusterName}/${name}/1`,
@@ -60,15 +71,37 @@ export function observedNodegroup(d: Desired, name: string, instanceType: string
     health: Health.Healthy,
     instanceTypes: [instanceType],
     capacityType: 'ON_DEMAND',
-    scaling: { minSize: d.spec.nodeCount, maxSize: d.spec.nodeCount, desiredSize: d.spec.nodeCount },
+    scaling: { minSize: n, maxSize: n, desiredSize: n },
     nodeRole: DEFAULTS.nodeRoleArn!,
     subnets: DEFAULTS.subnetIds!,
-    tags: { ...d.spec.tags, ...ownershipTags(d.id) },
+    tags,
+    labels: {},
+    taints: [],
   };
 }
 
 export function observation(c: ObservedCluster | null, ngs: ObservedNodegroup[] = []): Observation {
   return { cluster: c, nodegroups: ngs, observedAt: NOW.toISOString() };
+}
+
+/** EKS after the planner's node group creates for this record succeeded: every pool ACTIVE. */
+export function converged(d: Desired): Observation {
+  const cluster = observedCluster(d);
+  const creates = plan(d, observation(cluster), DEFAULTS).filter((op) => op.kind === 'CreateNodegroup');
+  const groups = creates.map(
+    (op): ObservedNodegroup => ({
+      ...observedNodegroup(d, op.nodegroupName, op.instanceTypes[0]!, { ...op.tags }),
+      instanceTypes: op.instanceTypes,
+      capacityType: op.capacityType,
+      scaling: op.scaling,
+      labels: op.labels,
+      taints: op.taints,
+      amiType: op.amiType,
+      ...(op.nodeRoleArn ? { nodeRole: op.nodeRoleArn } : {}),
+      subnets: op.subnetIds,
+    }),
+  );
+  return observation(cluster, groups);
 }
 
 /** The input the pipeline would build: the real planner and the real cost estimate. */
@@ -84,6 +117,12 @@ export function inputFor(d: Desired, o: Observation = emptyObservation(NOW), ops
 
 export function withSpec(d: Desired, over: Partial<CloudClusterSpec>, id = d.id): Desired {
   return { ...d, id, spec: { ...d.spec, ...over } };
+}
+
+/** The record with one pool changed (by name; the flat fields' pool is `default`). */
+export function withPool(d: Desired, over: Partial<NodePool>, name = 'default'): Desired {
+  const nodeGroups = d.spec.nodeGroups.map((p) => (p.name === name ? { ...p, ...over } : p));
+  return withSpec(d, { nodeGroups });
 }
 
 export interface PolicyCase {
@@ -106,8 +145,29 @@ function unchecked(d: Desired, over: Record<string, unknown>): PolicyInput {
   return { ...base, cluster: { ...base.cluster, ...over } };
 }
 
+const multi = example('multi-pool.yaml');
+const multiProd = withSpec(multi, { tags: { ...multi.spec.tags, environment: 'production' } });
+const gpuPool: NodePool = {
+  name: 'gpu',
+  instanceTypes: ['g4dn.xlarge'],
+  capacityType: 'ON_DEMAND',
+  nodeCount: 1,
+  scaling: 'managed',
+  labels: {},
+  taints: [],
+};
+/** The multi-pool example with a GPU pool that carries no taint. */
+export const multiWithGpu = withSpec(multi, { nodeGroups: [...multi.spec.nodeGroups, gpuPool] });
+const withoutSpot = (d: Desired) =>
+  withSpec(d, { nodeGroups: d.spec.nodeGroups.filter((p) => p.name !== 'spot') });
+const devSettled = converged(dev);
+const foreignGroup = observedNodegroup(dev, 'team-batch', 't3.medium', { team: 'batch' });
+const devWithForeign = observation(devSettled.cluster, [...devSettled.nodegroups, foreignGroup]);
+
 const prodExisting = observation(observedCluster(prod), [observedNodegroup(prod, 'ng-m5', 'm5.xlarge')]);
 const deleting: Desired = { ...dev, deletionRequested: true };
+/** 30 r6i.xlarge: $5591.80 a month, above the default limit. */
+const prod30 = withPool(prod, { instanceTypes: ['r6i.xlarge'], nodeCount: 30, maxSize: 30 });
 const deleteCluster: Operation[] = [
   { kind: 'DeleteCluster', clusterName: 'payments-dev', region: 'us-east-1' },
 ];
@@ -131,10 +191,10 @@ export const CASES: readonly PolicyCase[] = [
   },
   {
     name: 'instance type outside the allowlist is denied',
-    input: unchecked(dev, { instanceType: 'p5.48xlarge' }),
+    input: unchecked(dev, { nodeGroups: withPool(dev, { instanceTypes: ['p5.48xlarge'] }).spec.nodeGroups }),
     allow: false,
     rules: ['instance-type-allowed'],
-    message: 'instance type p5.48xlarge is not allowed',
+    message: 'pool default: instance type p5.48xlarge is not allowed',
   },
   {
     name: 'blank required tag is denied',
@@ -144,50 +204,34 @@ export const CASES: readonly PolicyCase[] = [
   },
   {
     name: '25 nodes in dev exceed the non-production limit',
-    input: inputFor(withSpec(dev, { nodeCount: 25 })),
+    input: inputFor(withPool(dev, { nodeCount: 25 })),
     allow: false,
     rules: ['node-count-limit'],
-    message: 'nodeCount 25 exceeds the limit of 20 nodes for non-production clusters',
+    message: 'pool default: nodeCount 25 exceeds the limit of 20 nodes for non-production clusters',
   },
   {
     name: '25 nodes in production are within the production limit',
-    input: inputFor(withSpec(prod, { nodeCount: 25, maxSize: 25 })),
+    input: inputFor(withPool(prod, { nodeCount: 25, maxSize: 25 })),
     allow: true,
     rules: [],
   },
   {
     name: 'cost above the threshold is denied',
-    input: inputFor(withSpec(prod, { instanceType: 'r6i.xlarge', nodeCount: 30, maxSize: 30 })),
+    input: inputFor(prod30),
     allow: false,
     rules: ['cost-threshold'],
     message: 'estimated monthly cost $5591.80 exceeds the limit of $5000.00',
   },
   {
     name: 'cost override granted by settings raises the limit',
-    input: inputFor(
-      withSpec(prod, {
-        instanceType: 'r6i.xlarge',
-        nodeCount: 30,
-        maxSize: 30,
-        tags: { ...prod.spec.tags, 'cost-limit-usd': '6000' },
-      }),
-    ),
+    input: inputFor(withSpec(prod30, { tags: { ...prod.spec.tags, 'cost-limit-usd': '6000' } })),
     allow: true,
     rules: [],
   },
   {
     name: 'cost override not granted to this cluster is ignored',
     input: inputFor(
-      withSpec(
-        prod,
-        {
-          instanceType: 'r6i.xlarge',
-          nodeCount: 30,
-          maxSize: 30,
-          tags: { ...prod.spec.tags, 'cost-limit-usd': '6000' },
-        },
-        'platform/other',
-      ),
+      withSpec(prod30, { tags: { ...prod.spec.tags, 'cost-limit-usd': '6000' } }, 'platform/other'),
     ),
     allow: false,
     rules: ['cost-threshold'],
@@ -263,5 +307,64 @@ export const CASES: readonly PolicyCase[] = [
     })(),
     allow: false,
     rules: ['cost-threshold', 'input-valid'],
+  },
+  {
+    name: 'multi-pool example is allowed',
+    input: inputFor(multi),
+    allow: true,
+    rules: [],
+  },
+  {
+    name: 'the node-count limit applies per pool and names the pool',
+    input: inputFor(withPool(multi, { nodeCount: 25, maxSize: 25 }, 'general')),
+    allow: false,
+    rules: ['node-count-limit'],
+    message: 'pool general: nodeCount 25 exceeds the limit of 20 nodes for non-production clusters',
+  },
+  {
+    name: 'pools within their own limits may together exceed the cluster total',
+    input: inputFor(
+      withSpec(multi, {
+        nodeGroups: multi.spec.nodeGroups.map((p) =>
+          p.name === 'system' ? p : { ...p, nodeCount: 18, maxSize: 20 },
+        ),
+      }),
+    ),
+    allow: false,
+    rules: ['cluster-size-limit'],
+    message: 'the pools may grow to 43 nodes in total',
+  },
+  {
+    name: 'a GPU pool without a NoSchedule taint is allowed while settings do not require one',
+    input: inputFor(multiWithGpu),
+    allow: true,
+    rules: [],
+  },
+  {
+    name: 'deleting a node group CloudOrch did not create is denied',
+    input: inputFor(dev, devWithForeign),
+    allow: false,
+    rules: ['foreign-nodegroup-deletion'],
+    message: 'the plan deletes node group team-batch, which CloudOrch did not create',
+  },
+  {
+    name: 'deleting the cluster does not exempt a foreign node group',
+    input: inputFor(deleting, devWithForeign),
+    allow: false,
+    rules: ['foreign-nodegroup-deletion'],
+    message: 'node group team-batch',
+  },
+  {
+    name: 'adding a pool to a production cluster is no replacement',
+    input: inputFor(multiProd, converged(withoutSpot(multiProd))),
+    allow: true,
+    rules: [],
+  },
+  {
+    name: 'removing a pool from a production cluster needs the allow tag',
+    input: inputFor(withoutSpot(multiProd), converged(multiProd)),
+    allow: false,
+    rules: ['nodegroup-replacement'],
+    message: 'the plan removes pool spot (node group cloudorch-spot-',
   },
 ];
