@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import type { Cluster, Nodegroup } from '@aws-sdk/client-eks';
 import { estimateSpecCost } from '../lambdas/core/cost/estimate.js';
 import type { Observation } from '../lambdas/core/observation.js';
-import { ownershipTags } from '../lambdas/core/ownership.js';
+import { ownershipTags, POOL_TAG } from '../lambdas/core/ownership.js';
 import { detectDrift } from '../lambdas/core/plan/fields.js';
-import { desiredNodegroup, type NodegroupShape } from '../lambdas/core/plan/nodegroup.js';
+import { amiTypeFor, desiredNodegroup } from '../lambdas/core/plan/nodegroup.js';
 import { firstAction, plan } from '../lambdas/core/plan/plan.js';
 import { buildPolicyInput } from '../lambdas/core/policy-input.js';
-import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
+import type { NodePool } from '../lambdas/core/spec/pools.js';
+import type { CloudClusterSpec, CloudClusterSpecInput } from '../lambdas/core/spec/schema.js';
 import { PolicyEngine } from '../lambdas/policy/engine.js';
 import { FileBundleSource } from '../lambdas/policy/sources.js';
 import { toObservedCluster, toObservedNodegroup } from '../lambdas/provider/to-observation.js';
@@ -43,8 +44,8 @@ const CASES = [
 interface Input {
   readonly id: string;
   readonly spec: CloudClusterSpec;
-  /** Response bodies as EKS sends them: DescribeCluster, ListNodegroups, DescribeNodegroup. */
-  readonly bodies: readonly [string, string, string | undefined] | undefined;
+  /** Response bodies as EKS sends them: DescribeCluster, ListNodegroups, DescribeNodegroup per group. */
+  readonly bodies: readonly [string, string, readonly string[]] | undefined;
 }
 
 const CREATED_AT = Date.parse('2026-01-01T00:00:00Z') / 1000;
@@ -75,8 +76,9 @@ function clusterBody({ spec, version, tags }: EksSide, rng: Prng): object {
   };
 }
 
-/** DescribeNodegroup's `nodegroup`: the node group the spec asks for, at `desired` nodes. */
-function nodegroupBody({ spec, version, tags }: EksSide, shape: NodegroupShape, desired: number): object {
+/** DescribeNodegroup's `nodegroup`: the group one pool asks for, at `desired` nodes. */
+function nodegroupBody({ spec, version, tags }: EksSide, pool: NodePool, desired: number): object {
+  const shape = desiredNodegroup(pool, spec, LOCAL_DEFAULTS);
   const { clusterName: name, region } = spec;
   return {
     nodegroupName: shape.name,
@@ -89,16 +91,47 @@ function nodegroupBody({ spec, version, tags }: EksSide, shape: NodegroupShape, 
     status: 'ACTIVE',
     capacityType: shape.capacityType,
     scalingConfig: {
-      minSize: spec.nodeCount,
-      maxSize: Math.max(desired, spec.nodeCount),
+      minSize: pool.minSize ?? pool.nodeCount,
+      maxSize: Math.max(desired, pool.maxSize ?? pool.nodeCount),
       desiredSize: desired,
     },
-    instanceTypes: [spec.instanceType],
+    instanceTypes: shape.instanceTypes,
+    amiType: amiTypeFor(shape.instanceTypes[0] ?? ''),
     subnets: LOCAL_DEFAULTS.subnetIds,
     nodeRole: LOCAL_DEFAULTS.nodeRoleArn,
-    labels: {},
+    labels: pool.labels,
+    taints: pool.taints,
     health: { issues: [] },
-    tags,
+    tags: { ...tags, [POOL_TAG]: pool.name },
+  };
+}
+
+/** Half the clusters of every case use the flat fields (one pool), half three pools: system, workers, spot. */
+function nodeFields(i: number, rng: Prng): Partial<CloudClusterSpecInput> {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
+  const nodeCount = 1 + Math.floor(rng.next() * 8);
+  if (Math.floor(i / CASES.length) % 2 === 0)
+    return { nodeCount, instanceType: pick(TYPES), spotEnabled: rng.next() < 0.3 };
+  return {
+    nodeGroups: [
+      {
+        name: 'system',
+        instanceTypes: ['t3.medium'],
+        nodeCount: 2,
+        labels: { 'node-role': 'system' },
+        taints: [{ key: 'CriticalAddonsOnly', value: 'true', effect: 'NO_SCHEDULE' }],
+      },
+      { name: 'workers', instanceTypes: [pick(TYPES)], nodeCount },
+      {
+        name: 'spot',
+        instanceTypes: ['m6i.large', 'c6i.xlarge'],
+        capacityType: 'SPOT',
+        nodeCount: 1,
+        minSize: 0,
+        maxSize: 6,
+        scaling: 'external',
+      },
+    ],
   };
 }
 
@@ -109,9 +142,7 @@ function makeInput(i: number, rng: Prng): Input {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
   const spec = benchSpec(name, region, {
     kubernetesVersion: pick(VERSIONS.slice(1)),
-    nodeCount: 1 + Math.floor(rng.next() * 8),
-    instanceType: pick(TYPES),
-    spotEnabled: rng.next() < 0.3,
+    ...nodeFields(i, rng),
     tags: { team: pick(['platform', 'data', 'payments']), environment: pick(['dev', 'prod']) },
   });
   const kase = CASES[i % CASES.length]!;
@@ -123,16 +154,20 @@ function makeInput(i: number, rng: Prng): Input {
       : spec.kubernetesVersion;
   const side: EksSide = { spec, version, tags };
   const cluster = clusterBody(side, rng);
-  const shape = desiredNodegroup(spec, LOCAL_DEFAULTS);
-  const nodegroup = nodegroupBody(side, shape, spec.nodeCount + (kase === 'scaled out of band' ? 3 : 0));
-  const none = kase === 'no node group';
+  // Out of band, the first pool is scaled by three.
+  const groups =
+    kase === 'no node group'
+      ? []
+      : spec.nodeGroups.map((p, k) =>
+          nodegroupBody(side, p, p.nodeCount + (kase === 'scaled out of band' && k === 0 ? 3 : 0)),
+        );
   return {
     id,
     spec,
     bodies: [
       JSON.stringify({ cluster }),
-      JSON.stringify({ nodegroups: none ? [] : [shape.name] }),
-      none ? undefined : JSON.stringify({ nodegroup }),
+      JSON.stringify({ nodegroups: groups.map((g) => (g as { nodegroupName: string }).nodegroupName) }),
+      groups.map((nodegroup) => JSON.stringify({ nodegroup })),
     ],
   };
 }
@@ -145,13 +180,15 @@ function dates<T extends { createdAt?: unknown; modifiedAt?: unknown }>(x: T): T
 
 function observe(input: Input, at: string): Observation {
   if (!input.bodies) return { cluster: null, nodegroups: [], observedAt: at };
-  const [c, list, ng] = input.bodies;
+  const [c, list, groups] = input.bodies;
   const cluster = dates((JSON.parse(c) as { cluster: Cluster }).cluster);
+  // The provider describes each listed group: one DescribeNodegroup body per listed name.
   const names = (JSON.parse(list) as { nodegroups: string[] }).nodegroups;
-  const nodegroups =
-    names.length > 0 && ng
-      ? [toObservedNodegroup(dates((JSON.parse(ng) as { nodegroup: Nodegroup }).nodegroup))]
-      : [];
+  if (names.length !== groups.length)
+    throw new Error(`${names.length} groups listed, ${groups.length} described`);
+  const nodegroups = groups.map((ng) =>
+    toObservedNodegroup(dates((JSON.parse(ng) as { nodegroup: Nodegroup }).nodegroup)),
+  );
   return { cluster: toObservedCluster(cluster), nodegroups, observedAt: at };
 }
 

@@ -17,6 +17,7 @@ import { isMutatingEksCall } from '../lambdas/config.js';
 import { OWNER_TAG } from '../lambdas/core/ownership.js';
 import { detectDrift } from '../lambdas/core/plan/fields.js';
 import { firstAction, plan } from '../lambdas/core/plan/plan.js';
+import type { NodePool } from '../lambdas/core/spec/pools.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
 import { deps } from '../lambdas/handlers/deps.js';
 import { OBSERVE_CALLS, sweep } from '../lambdas/handlers/triggers/sweep.js';
@@ -320,9 +321,14 @@ async function main(): Promise<void> {
 /** A random spec change: mostly scaling, sometimes tags, an instance type or a version step. */
 function mutate(s: CloudClusterSpec, rng: Prng): CloudClusterSpec {
   const x = rng.next();
-  if (x < 0.6) return { ...s, nodeCount: 1 + Math.floor(rng.next() * 5) };
+  const first = (over: Partial<NodePool>) => ({
+    ...s,
+    nodeGroups: s.nodeGroups.map((p, i) => (i === 0 ? { ...p, ...over } : p)),
+  });
+  if (x < 0.6) return first({ nodeCount: 1 + Math.floor(rng.next() * 5) });
   if (x < 0.8) return { ...s, tags: { ...s.tags, owner: `team-${Math.floor(rng.next() * 9)}` } };
-  if (x < 0.9) return { ...s, instanceType: s.instanceType === 't3.medium' ? 't3.large' : 't3.medium' };
+  const type = s.nodeGroups[0]?.instanceTypes[0];
+  if (x < 0.9) return first({ instanceTypes: [type === 't3.medium' ? 't3.large' : 't3.medium'] });
   return { ...s, kubernetesVersion: '1.35' };
 }
 

@@ -40,8 +40,8 @@ export function benchSpec(
     region,
     clusterName,
     kubernetesVersion: '1.34',
-    nodeCount: 2,
-    instanceType: 't3.medium',
+    // The seed's one pool, unless the caller lists pools (a spec takes one form or the other).
+    ...(over.nodeGroups ? {} : { nodeCount: 2, instanceType: 't3.medium' }),
     tags: { team: 'platform', environment: 'bench' },
     deletionPolicy: 'Delete',
     ...over,
