@@ -1,5 +1,5 @@
 /** The build fails loudly on broken policies and packs exactly the policies and the data files. */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBundle, readTar } from '../../lambdas/policy/bundle.js';
 import { PolicyBuildError } from '../../lambdas/policy/errors.js';
 import { buildPolicyBundle, ensurePolicyBundle, POLICY_DIR } from '../../policies/build.js';
+import { checkPolicies } from '../../policies/check.js';
 import { BUNDLE_PATH } from './support.js';
+import { tarGz } from './tar.js';
 
 let tmp: string;
 
@@ -89,5 +91,21 @@ describe('policy build', () => {
     expect([first.built, again.built, changed.built]).toEqual([true, false, true]);
     expect(changed.revision).not.toBe(first.revision);
     expect(parseBundle(await readFile(changed.bundlePath)).revision).toBe(changed.revision);
+  });
+
+  // A pack leaves the shipped bundle in prebuilt/; loaded beside the sources, its stale copy of a
+  // rule conflicts with the edited one and every test errors.
+  it('checks the sources, never the bundle a pack left in prebuilt/', async () => {
+    const dir = join(tmp, 'packed');
+    const rule = (n: number) => `package cloudorch.rules.limit\n\nlimit := ${n}\n`;
+    const test =
+      'package cloudorch_test.limit\n\nimport data.cloudorch.rules.limit\n\ntest_limit if limit.limit == 2\n';
+    await mkdir(join(dir, 'prebuilt'), { recursive: true });
+    await writeFile(join(dir, 'limit.rego'), rule(2));
+    await writeFile(join(dir, 'limit_test.rego'), test);
+    await writeFile(join(dir, 'prebuilt', 'bundle.tar.gz'), tarGz({ '/limit.rego': rule(1) }));
+    const { ok, steps } = await checkPolicies({ policiesDir: dir, coverageThreshold: 0 });
+    expect(steps.filter((s) => !s.ok)).toEqual([]);
+    expect(ok).toBe(true);
   });
 });
