@@ -18,7 +18,10 @@ export interface PolicyClusterMetadata {
   readonly deletionRequested: boolean;
 }
 
-/** The desired spec with the record's metadata beside it. */
+/**
+ * The desired spec as validation normalised it, with the record's metadata beside it: the pools are
+ * `nodeGroups` (flat-field specs arrive as the one pool `default`); the flat fields are never here.
+ */
 export type PolicyCluster = CloudClusterSpec & { readonly metadata: PolicyClusterMetadata };
 
 export interface PolicyInput {
