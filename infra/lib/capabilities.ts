@@ -9,8 +9,8 @@
  * - Mutations of existing clusters and node groups require `aws:ResourceTag/cloudorch.io/managed-by`
  *   = cloudorch. Creates have no resource tags yet, so they require the same pair in
  *   `aws:RequestTag` (and an owner tag in the request).
- * - Tagging an owned resource may change any tag except the two ownership tags; untagging may never
- *   remove them. Claiming an unowned cluster (spec `adopt: true`) may only add the ownership tags,
+ * - Tagging an owned resource may change any tag except the two ownership tags and the pool tag
+ *   (`cloudorch.io/pool`, set only in the CreateNodegroup request); untagging may never remove them. Claiming an unowned cluster (spec `adopt: true`) may only add the ownership tags,
  *   and only where there is no owner tag yet, so an owner cannot be replaced or forged. IAM cannot
  *   see the spec: whether a claim is wanted (`adopt`) and whether the owner value equals the record
  *   id are enforced by the planner's ownership guard, not by IAM.
@@ -35,7 +35,13 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { EKS_READ_CALLS, type EksGrant, OPERATION_CALLS } from '../../lambdas/config.js';
-import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, RELEASED_TAG } from '../../lambdas/core/ownership.js';
+import {
+  MANAGED_BY_TAG,
+  MANAGED_BY_VALUE,
+  OWNER_TAG,
+  POOL_TAG,
+  RELEASED_TAG,
+} from '../../lambdas/core/ownership.js';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
 import { resourceFinding } from './nag.js';
 import { reconcileStateMachineName } from './state-machine.js';
@@ -139,6 +145,12 @@ function eksArns(scope: Stack): { clusters: string; nodegroups: string } {
 
 const tagged = (key: string) => ({ StringEquals: { [key]: MANAGED_BY_VALUE } });
 const OWNERSHIP_KEYS = [OWNER_TAG, MANAGED_BY_TAG];
+/**
+ * Keys no tag change may touch on an owned resource: the ownership tags, and the pool tag, which is
+ * set only in the CreateNodegroup request (a group's pool never changes; moving it would hand the
+ * group to another pool's plan).
+ */
+const FIXED_KEYS = [...OWNERSHIP_KEYS, POOL_TAG];
 
 function eksWrite(scope: Stack): iam.PolicyStatement[] {
   const { clusters, nodegroups } = eksArns(scope);
@@ -164,7 +176,7 @@ function eksWrite(scope: Stack): iam.PolicyStatement[] {
       resources: [clusters, nodegroups],
       conditions: {
         ...tagged(`aws:ResourceTag/${MANAGED_BY_TAG}`),
-        'ForAllValues:StringNotEquals': { 'aws:TagKeys': OWNERSHIP_KEYS },
+        'ForAllValues:StringNotEquals': { 'aws:TagKeys': FIXED_KEYS },
       },
     }),
     // A cluster released by a `Retain` deletion keeps its old owner tag (no statement may remove it) and

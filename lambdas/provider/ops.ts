@@ -1,12 +1,11 @@
 /**
  * Each planned operation is exactly one EKS call. Create and update calls carry the operation's
  * deterministic `clientRequestToken`. Before sending, the provider refuses what EKS must never receive
- * from CloudOrch: an empty or no-op update, a create without the ownership tag, a create missing its
- * role or subnets. The planner resolves roles and subnets (spec, then deployment defaults); the
+ * from CloudOrch: an empty or no-op update, a create without the ownership tags (a node group also
+ * without its pool tag), a create missing its role or subnets. The planner resolves roles and subnets (spec, then deployment defaults); the
  * provider only asserts they are there, never fills them in. Results carry only what the response says.
  */
 import {
-  type AMITypes,
   CreateClusterCommand,
   CreateNodegroupCommand,
   DeleteClusterCommand,
@@ -19,39 +18,14 @@ import {
   UpdateNodegroupVersionCommand,
 } from '@aws-sdk/client-eks';
 import { DEFAULTS_ENV } from '../config.js';
-import { InternalError, PermanentError } from '../core/errors.js';
 import { OWNER_TAG } from '../core/ownership.js';
 import type { MutatingOperation } from '../core/plan/types.js';
 import type { ApplyResult } from '../core/provider.js';
+import { ProviderBugError, ProviderRefusedError } from './errors.js';
+import { createNodegroupInput, updateNodegroupConfigInput } from './nodegroup-requests.js';
 import { required } from './to-observation.js';
 
-/** A refused operation a human fixes (a spec or a deployment default is missing). */
-export class ProviderRefusedError extends PermanentError {
-  constructor(message: string, remediation: string) {
-    super(message, { code: 'ProviderRefused', remediation });
-  }
-}
-
-/**
- * A refused operation no spec can cause: the planner broke an invariant. Internal leaves a step as
- * PermanentError like Permanent (same retries); status reports it as a bug.
- */
-export class ProviderBugError extends InternalError {
-  constructor(message: string, remediation: string) {
-    super(message, { code: 'ProviderRefused', remediation });
-  }
-}
-
-/**
- * AMI type from the instance family: Graviton families (a `g` after the generation digit, e.g. m7g,
- * t4g) run ARM64, GPU families (g*, p*) the NVIDIA variant; AL2023 because AL2 ends with 1.32.
- */
-export function amiTypeFor(instanceType: string): AMITypes {
-  const family = instanceType.split('.')[0] ?? '';
-  if (/^[gp]\d/.test(family)) return 'AL2023_x86_64_NVIDIA';
-  if (/^[a-z]+\d+[a-z]*g[a-z]*$/.test(family)) return 'AL2023_ARM_64_STANDARD';
-  return 'AL2023_x86_64_STANDARD';
-}
+export { ProviderBugError, ProviderRefusedError } from './errors.js';
 
 function refuseEmpty(what: string, empty: boolean): void {
   if (empty) {
@@ -111,25 +85,11 @@ async function createNodegroup(client: EKSClient, op: Op<'CreateNodegroup'>): Pr
   const { nodeRoleArn: nodeRole, subnetIds: subnets } = op;
   if (!nodeRole || subnets.length === 0) {
     throw new ProviderRefusedError(
-      `cannot create node group ${op.nodegroupName}: ${nodeRole ? 'no subnets' : 'no node role'}`,
-      `Set spec.nodeRoleArn and spec.network.subnetIds, or deploy CloudOrch with ${DEFAULTS_ENV.nodeRoleArn} and ${DEFAULTS_ENV.subnetIds}.`,
+      `cannot create node group ${op.nodegroupName} of pool ${op.pool}: ${nodeRole ? 'no subnets' : 'no node role'}`,
+      `Set the pool's nodeRoleArn and subnetIds (or spec.network.subnetIds), or deploy CloudOrch with ${DEFAULTS_ENV.nodeRoleArn} and ${DEFAULTS_ENV.subnetIds}.`,
     );
   }
-  const out = await client.send(
-    new CreateNodegroupCommand({
-      clusterName: op.clusterName,
-      nodegroupName: op.nodegroupName,
-      version: op.version,
-      instanceTypes: [op.instanceType],
-      amiType: amiTypeFor(op.instanceType),
-      capacityType: op.capacityType,
-      scalingConfig: { ...op.scaling },
-      nodeRole,
-      subnets: [...subnets],
-      tags: { ...op.tags },
-      clientRequestToken: op.clientRequestToken,
-    }),
-  );
+  const out = await client.send(new CreateNodegroupCommand(createNodegroupInput(op, nodeRole, subnets)));
   const ng = required(out.nodegroup, 'nodegroup');
   return {
     kind: op.kind,
@@ -138,18 +98,11 @@ async function createNodegroup(client: EKSClient, op: Op<'CreateNodegroup'>): Pr
   };
 }
 
-async function updateScaling(client: EKSClient, op: Op<'UpdateNodegroupScaling'>): Promise<ApplyResult> {
-  const keys = (['minSize', 'maxSize', 'desiredSize'] as const).filter((k) => op.scaling[k] !== undefined);
-  const noOp = keys.every((k) => op.scaling[k] === op.from[k]);
-  return sendUpdate(op.kind, 'scaling update', noOp, () =>
-    client.send(
-      new UpdateNodegroupConfigCommand({
-        clusterName: op.clusterName,
-        nodegroupName: op.nodegroupName,
-        scalingConfig: Object.fromEntries(keys.map((k) => [k, op.scaling[k]])),
-        clientRequestToken: op.clientRequestToken,
-      }),
-    ),
+/** Every change of one pool's group in one call: EKS runs one update per node group at a time. */
+async function updateConfig(client: EKSClient, op: Op<'UpdateNodegroupConfig'>): Promise<ApplyResult> {
+  const input = updateNodegroupConfigInput(op);
+  return sendUpdate(op.kind, 'node group config update', false, () =>
+    client.send(new UpdateNodegroupConfigCommand(input)),
   );
 }
 
@@ -178,7 +131,7 @@ const SEND: { readonly [K in MutatingOperation['kind']]: Sender<K> } = {
         }),
       ),
     ),
-  UpdateNodegroupScaling: updateScaling,
+  UpdateNodegroupConfig: updateConfig,
   TagResource: async (client, op) => {
     refuseEmpty('tag request', Object.keys(op.tags).length === 0);
     await client.send(new TagResourceCommand({ resourceArn: op.resourceArn, tags: { ...op.tags } }));

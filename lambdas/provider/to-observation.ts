@@ -3,10 +3,16 @@
  * but the response lacks is an error ({@link MalformedResponseError}), never a guessed default;
  * optional facts (endpoint, createdAt) stay undefined when EKS does not send them.
  */
-import type { Cluster, Nodegroup, Update } from '@aws-sdk/client-eks';
+import type { Cluster, Nodegroup, NodegroupUpdateConfig, Taint, Update } from '@aws-sdk/client-eks';
 import { PermanentError } from '../core/errors.js';
 import { clusterHealth, nodegroupHealth, updateHealth } from '../core/health.js';
-import type { InFlightUpdate, ObservedCluster, ObservedNodegroup } from '../core/observation.js';
+import type {
+  InFlightUpdate,
+  ObservedCluster,
+  ObservedNodegroup,
+  ObservedTaint,
+  UpdateConfig,
+} from '../core/observation.js';
 
 export class MalformedResponseError extends PermanentError {
   constructor(what: string) {
@@ -87,9 +93,27 @@ export function toObservedCluster(c: Cluster, update?: InFlightUpdate): Observed
   };
 }
 
+function toObservedTaint(t: Taint): ObservedTaint {
+  const key = required(t.key, 'nodegroup.taints[].key');
+  const effect = required(t.effect, 'nodegroup.taints[].effect');
+  return t.value !== undefined && t.value !== null ? { key, value: t.value, effect } : { key, effect };
+}
+
+/** Only the two disruption budgets CloudOrch sets; absent when EKS reports neither. */
+function toUpdateConfig(u: NodegroupUpdateConfig | undefined): UpdateConfig | undefined {
+  const n = u?.maxUnavailable;
+  const pct = u?.maxUnavailablePercentage;
+  if (n === undefined && pct === undefined) return undefined;
+  return {
+    ...(n !== undefined ? { maxUnavailable: n } : {}),
+    ...(pct !== undefined ? { maxUnavailablePercentage: pct } : {}),
+  };
+}
+
 export function toObservedNodegroup(ng: Nodegroup, update?: InFlightUpdate): ObservedNodegroup {
   const status = required(ng.status, 'nodegroup.status');
   const s = required(ng.scalingConfig, 'nodegroup.scalingConfig');
+  const updateConfig = toUpdateConfig(ng.updateConfig);
   return {
     name: required(ng.nodegroupName, 'nodegroup.nodegroupName'),
     arn: required(ng.nodegroupArn, 'nodegroup.nodegroupArn'),
@@ -107,6 +131,11 @@ export function toObservedNodegroup(ng: Nodegroup, update?: InFlightUpdate): Obs
     nodeRole: required(ng.nodeRole, 'nodegroup.nodeRole'),
     subnets: ng.subnets ?? [],
     tags: ng.tags ?? {},
+    labels: ng.labels ?? {},
+    taints: (ng.taints ?? []).map(toObservedTaint),
+    ...(ng.amiType ? { amiType: ng.amiType } : {}),
+    ...(ng.diskSize !== undefined ? { diskSize: ng.diskSize } : {}),
+    ...(updateConfig ? { updateConfig } : {}),
     ...(update ? { update } : {}),
   };
 }

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EKSClient } from '@aws-sdk/client-eks';
-import { OWNER_TAG } from '../../lambdas/core/ownership.js';
+import { MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
 import type { MutatingOperation } from '../../lambdas/core/plan/types.js';
 import { EksClients } from '../../lambdas/provider/clients.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
@@ -32,13 +32,19 @@ const SAMPLES: { readonly [K in MutatingOperation['kind']]: Extract<MutatingOper
     ...at,
     clientRequestToken: 't',
     nodegroupName: 'ng',
+    pool: 'default',
     version: '1.34',
-    instanceType: 't3.medium',
+    instanceTypes: ['t3.medium'],
     capacityType: 'ON_DEMAND',
+    amiType: 'AL2023_x86_64_STANDARD',
+    diskSize: undefined,
     scaling,
+    labels: {},
+    taints: [],
+    updateConfig: undefined,
     nodeRoleArn: 'arn:aws:iam::123456789012:role/node',
     subnetIds: ['subnet-1'],
-    tags: { [OWNER_TAG]: 'team/c' },
+    tags: { [OWNER_TAG]: 'team/c', [MANAGED_BY_TAG]: 'cloudorch', [POOL_TAG]: 'default' },
   },
   UpdateClusterVersion: {
     kind: 'UpdateClusterVersion',
@@ -52,20 +58,29 @@ const SAMPLES: { readonly [K in MutatingOperation['kind']]: Extract<MutatingOper
     ...at,
     clientRequestToken: 't',
     nodegroupName: 'ng',
+    pool: 'default',
     fromVersion: '1.33',
     toVersion: '1.34',
   },
-  UpdateNodegroupScaling: {
-    kind: 'UpdateNodegroupScaling',
+  UpdateNodegroupConfig: {
+    kind: 'UpdateNodegroupConfig',
     ...at,
     clientRequestToken: 't',
     nodegroupName: 'ng',
+    pool: 'default',
     from: scaling,
     scaling: { desiredSize: 2 },
+    labels: { addOrUpdateLabels: { role: 'web' }, removeLabels: [] },
   },
   TagResource: { kind: 'TagResource', ...at, resourceArn: 'arn', tags: { team: 'a' } },
   UntagResource: { kind: 'UntagResource', ...at, resourceArn: 'arn', tagKeys: ['team'] },
-  DeleteNodegroup: { kind: 'DeleteNodegroup', ...at, nodegroupName: 'ng' },
+  DeleteNodegroup: {
+    kind: 'DeleteNodegroup',
+    ...at,
+    nodegroupName: 'ng',
+    reason: 'pool-removed',
+    pool: 'default',
+  },
   DeleteCluster: { kind: 'DeleteCluster', ...at },
 };
 

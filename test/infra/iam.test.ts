@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isMutatingEksCall } from '../../lambdas/config.js';
-import { MANAGED_BY_TAG, OWNER_TAG } from '../../lambdas/core/ownership.js';
+import { MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { claimId } from '../../lambdas/store/claims.js';
 import { applyCalls, constructedCalls, observeCalls } from './eks-calls.js';
@@ -163,25 +163,32 @@ describe('apply: EKS mutations limited by ownership tags', () => {
     }
   });
 
-  it('creates only with the ownership tags in the request', () => {
-    const [create, ...more] = withAction('apply', 'eks:CreateCluster');
-    expect(more).toHaveLength(0);
-    expect(create?.Condition?.['StringEquals']?.[`aws:RequestTag/${MANAGED_BY_TAG}`]).toBe('cloudorch');
-    expect(create?.Condition?.['Null']?.[`aws:RequestTag/${OWNER_TAG}`]).toBe('false');
+  it('creates only with the ownership tags in the request; the request tags are not limited by key', () => {
+    for (const action of ['eks:CreateCluster', 'eks:CreateNodegroup']) {
+      const [create, ...more] = withAction('apply', action);
+      expect(more).toHaveLength(0);
+      expect(create?.Condition?.['StringEquals']?.[`aws:RequestTag/${MANAGED_BY_TAG}`]).toBe('cloudorch');
+      expect(create?.Condition?.['Null']?.[`aws:RequestTag/${OWNER_TAG}`]).toBe('false');
+      // CreateNodegroup carries cloudorch.io/pool: the only way that tag is ever set.
+      expect(create?.Condition).not.toHaveProperty('ForAllValues:StringNotEquals');
+      expect(create?.Condition).not.toHaveProperty('ForAllValues:StringEquals');
+    }
   });
 
-  it('can never remove, replace or forge the ownership tags', () => {
+  it('can never remove, replace or forge the ownership tags, nor set or remove the pool tag after create', () => {
     const untag = withAction('apply', 'eks:UntagResource');
     expect(untag).toHaveLength(1);
     expect(untag[0]?.Condition?.['ForAllValues:StringNotEquals']?.['aws:TagKeys']).toEqual([
       OWNER_TAG,
       MANAGED_BY_TAG,
+      POOL_TAG,
     ]);
     const tag = withAction('apply', 'eks:TagResource');
     const onOwned = tag.find((st) => st.Condition?.['StringEquals']?.[managed]);
     expect(onOwned?.Condition?.['ForAllValues:StringNotEquals']?.['aws:TagKeys']).toEqual([
       OWNER_TAG,
       MANAGED_BY_TAG,
+      POOL_TAG,
     ]);
     // Claiming (adopt) only the ownership tags, where no owner exists yet or the cluster was released.
     const claims = tag.filter((st) => st !== onOwned);

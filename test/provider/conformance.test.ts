@@ -7,7 +7,7 @@
 import { ListClustersCommand } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError, PermanentError, TransientError } from '../../lambdas/core/errors.js';
-import { OWNER_TAG } from '../../lambdas/core/ownership.js';
+import { OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
 import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import {
   CLUSTER,
@@ -145,7 +145,10 @@ describe.each<ServerKind>(['sim', 'moto'])('EKS provider conformance against %s'
       scaling: { minSize: 1, maxSize: 3, desiredSize: 2 },
       nodeRole: roleArn(account(), 'eks-node'),
       subnets: ['subnet-a'],
-      tags: { team: 'platform', [OWNER_TAG]: 'default/conformance' },
+      tags: { team: 'platform', [OWNER_TAG]: 'default/conformance', [POOL_TAG]: 'default' },
+      labels: {},
+      taints: [],
+      amiType: 'AL2023_x86_64_STANDARD',
     });
   });
 
@@ -156,10 +159,10 @@ describe.each<ServerKind>(['sim', 'moto'])('EKS provider conformance against %s'
     expect((e as TransientError).code).toBe('ResourceInUseException');
   });
 
-  it('UpdateNodegroupScaling: one UpdateNodegroupConfig call that returns an update id', async () => {
+  it('UpdateNodegroupConfig (scaling): one UpdateNodegroupConfig call that returns an update id', async () => {
     await givenNodegroup();
     const r = await provider.apply(scalingOp(3));
-    expect(r.kind).toBe('UpdateNodegroupScaling');
+    expect(r.kind).toBe('UpdateNodegroupConfig');
     expect(r.updateId).toMatch(/^[0-9a-f-]{36}$/);
     // moto applies the change at once and answers Successful; the simulator runs it asynchronously.
     expect(r.status).toBe(sim ? 'InProgress' : 'Successful');
@@ -291,6 +294,7 @@ describe.each<ServerKind>(['sim', 'moto'])('EKS provider conformance against %s'
       clusterName: CLUSTER,
       region: REGION,
       nodegroupName: NODEGROUP,
+      reason: 'cluster-deletion',
     });
     // moto removes the group at once and still answers ACTIVE; EKS and the simulator answer DELETING.
     expect(ng.status).toBe(sim ? 'DELETING' : 'ACTIVE');
@@ -304,7 +308,7 @@ describe.each<ServerKind>(['sim', 'moto'])('EKS provider conformance against %s'
     await givenCluster();
     const base = { clusterName: CLUSTER, region: REGION };
     const ops = [
-      { kind: 'DeleteNodegroup', ...base, nodegroupName: 'nope' } as const,
+      { kind: 'DeleteNodegroup', ...base, nodegroupName: 'nope', reason: 'pool-removed' } as const,
       { ...scalingOp(3), nodegroupName: 'nope' },
       { kind: 'DeleteCluster', clusterName: 'nope', region: REGION } as const,
     ];

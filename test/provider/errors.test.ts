@@ -40,7 +40,7 @@ const ALL_OPS: readonly MutatingOperation[] = [
   scalingOp(3),
   { kind: 'TagResource', ...base, resourceArn: ARN, tags: { a: 'b' } },
   { kind: 'UntagResource', ...base, resourceArn: ARN, tagKeys: ['a'] },
-  { kind: 'DeleteNodegroup', ...base, nodegroupName: 'ng' },
+  { kind: 'DeleteNodegroup', ...base, nodegroupName: 'ng', reason: 'pool-removed' },
   { kind: 'DeleteCluster', ...base },
 ];
 

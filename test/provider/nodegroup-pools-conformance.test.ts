@@ -17,7 +17,11 @@ import {
   UpdateNodegroupConfigCommand,
 } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { POOL_TAG } from '../../lambdas/core/ownership.js';
+import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import { configOp, createNodegroupOp } from './support/fixtures.js';
 import {
+  providerFor,
   REGION,
   roleArn,
   type ServerKind,
@@ -41,6 +45,7 @@ async function poll<T>(read: () => Promise<T>, done: (v: T) => boolean, what: st
 describe.each<ServerKind>(['sim', 'moto'])('node group pools against %s', (kind) => {
   let target: Target;
   let eks: EKSClient;
+  let provider: EksProvider;
   const sim = kind === 'sim';
   const moto = kind === 'moto';
 
@@ -52,8 +57,10 @@ describe.each<ServerKind>(['sim', 'moto'])('node group pools against %s', (kind)
       credentials: TEST_CREDENTIALS,
       maxAttempts: 1,
     });
+    provider = providerFor(target.url);
   });
   afterAll(async () => {
+    provider?.clients.destroy();
     eks?.destroy();
     await target?.close();
   });
@@ -218,4 +225,103 @@ describe.each<ServerKind>(['sim', 'moto'])('node group pools against %s', (kind)
       expect(list.nodegroups).toHaveLength(31);
     },
   );
+
+  // The provider's own operations, as the planner builds them, on two pools of one cluster.
+  const at = { clusterName: CLUSTER, region: REGION };
+  const WEB = 'cloudorch-web-m5-large-od-abc123';
+  const GPU = 'cloudorch-gpu-g5-xlarge-spot-abc123';
+  const webOp = () =>
+    createNodegroupOp(target.accountId, '1.30', 1, {
+      ...at,
+      nodegroupName: WEB,
+      pool: 'web',
+      capacityType: 'ON_DEMAND',
+      labels: { role: 'web', tier: 'front' },
+      taints: [{ key: 'web', value: 'true', effect: 'NO_SCHEDULE' }],
+    });
+  const gpuOp = () =>
+    createNodegroupOp(target.accountId, '1.30', 1, {
+      ...at,
+      nodegroupName: GPU,
+      pool: 'gpu',
+      instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+      amiType: 'AL2023_x86_64_NVIDIA',
+      diskSize: 100,
+      labels: { role: 'gpu' },
+      taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+      updateConfig: { maxUnavailablePercentage: 50 },
+    });
+  const observed = async (name: string) => {
+    const o = await provider.observe(at);
+    return o.nodegroups.find((n) => n.name === name);
+  };
+  const givenProviderPools = async () => {
+    await provider.apply(webOp());
+    await provider.apply(gpuOp());
+    await active(WEB);
+    await active(GPU);
+  };
+
+  it('provider: two pools created with their configuration, each observed with its own', async () => {
+    await givenProviderPools();
+    expect(await observed(WEB)).toMatchObject({
+      instanceTypes: ['m5.large'],
+      capacityType: 'ON_DEMAND',
+      amiType: 'AL2023_x86_64_STANDARD',
+      labels: { role: 'web', tier: 'front' },
+      taints: [{ key: 'web', value: 'true', effect: 'NO_SCHEDULE' }],
+      tags: { [POOL_TAG]: 'web' },
+    });
+    const gpu = await observed(GPU);
+    expect(gpu).toMatchObject({
+      instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+      capacityType: 'SPOT',
+      amiType: 'AL2023_x86_64_NVIDIA',
+      diskSize: 100,
+      labels: { role: 'gpu' },
+      taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+      tags: { [POOL_TAG]: 'gpu' },
+    });
+    // moto drops updateConfig given at create (see the SDK case above); the simulator keeps it.
+    expect(gpu?.updateConfig).toEqual(sim ? { maxUnavailablePercentage: 50 } : undefined);
+  });
+
+  it('provider: one UpdateNodegroupConfig changes scaling, labels, taints and updateConfig of one pool only', async () => {
+    await givenProviderPools();
+    const r = await provider.apply({
+      ...configOp(
+        {
+          scaling: { minSize: 2, maxSize: 4, desiredSize: 3 },
+          labels: { addOrUpdateLabels: { role: 'edge' }, removeLabels: ['tier'] },
+          taints: {
+            addOrUpdateTaints: [{ key: 'edge', effect: 'PREFER_NO_SCHEDULE' }],
+            removeTaints: [{ key: 'web', value: 'true', effect: 'NO_SCHEDULE' }],
+          },
+          updateConfig: { maxUnavailable: 2 },
+        },
+        1,
+        WEB,
+      ),
+      ...at,
+    });
+    expect(r.kind).toBe('UpdateNodegroupConfig');
+    // moto applies the change at once; the simulator, like EKS, runs it asynchronously.
+    expect(r.status).toBe(sim ? 'InProgress' : 'Successful');
+    const web = await poll(
+      () => observed(WEB),
+      (n) => n?.status === 'ACTIVE' && n.scaling.desiredSize === 3,
+      'the update to apply',
+    );
+    expect(web).toMatchObject({
+      scaling: { minSize: 2, maxSize: 4, desiredSize: 3 },
+      labels: { role: 'edge' },
+      taints: [{ key: 'edge', effect: 'PREFER_NO_SCHEDULE' }],
+      updateConfig: { maxUnavailable: 2 },
+    });
+    expect(await observed(GPU)).toMatchObject({
+      scaling: { minSize: 1, maxSize: 3, desiredSize: 2 },
+      labels: { role: 'gpu' },
+      taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+    });
+  });
 });

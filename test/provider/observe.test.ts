@@ -54,6 +54,55 @@ describe('response -> observation (pure)', () => {
     });
   });
 
+  it('maps a node group; absent labels and taints are none, absent AMI type, disk size and updateConfig stay absent', () => {
+    expect(toObservedNodegroup(nodegroup)).toEqual({
+      name: 'ng',
+      arn: nodegroup.nodegroupArn,
+      version: '1.31',
+      status: 'ACTIVE',
+      health: 'Healthy',
+      instanceTypes: ['m5.large'],
+      capacityType: 'ON_DEMAND',
+      scaling: { minSize: 1, maxSize: 3, desiredSize: 2 },
+      nodeRole: nodegroup.nodeRole,
+      subnets: [],
+      tags: {},
+      labels: {},
+      taints: [],
+    });
+  });
+
+  it('maps labels, taints (a value only when EKS sends one), AMI type, disk size and the two update budgets', () => {
+    const ng = toObservedNodegroup({
+      ...nodegroup,
+      instanceTypes: ['m5.large', 'm5a.large'],
+      labels: { role: 'web' },
+      taints: [
+        { key: 'a', value: 'b', effect: 'NO_SCHEDULE' },
+        { key: 'c', effect: 'PREFER_NO_SCHEDULE' },
+      ],
+      amiType: 'AL2023_ARM_64_STANDARD',
+      diskSize: 50,
+      updateConfig: { maxUnavailablePercentage: 30 },
+    });
+    expect(ng).toMatchObject({
+      instanceTypes: ['m5.large', 'm5a.large'],
+      labels: { role: 'web' },
+      taints: [
+        { key: 'a', value: 'b', effect: 'NO_SCHEDULE' },
+        { key: 'c', effect: 'PREFER_NO_SCHEDULE' },
+      ],
+      amiType: 'AL2023_ARM_64_STANDARD',
+      diskSize: 50,
+      updateConfig: { maxUnavailablePercentage: 30 },
+    });
+    expect(ng.taints[1]).not.toHaveProperty('value');
+    expect(toObservedNodegroup({ ...nodegroup, updateConfig: { maxUnavailable: 2 } }).updateConfig).toEqual({
+      maxUnavailable: 2,
+    });
+    expect(toObservedNodegroup({ ...nodegroup, updateConfig: {} })).not.toHaveProperty('updateConfig');
+  });
+
   it('an ACTIVE resource with health issues is Degraded', () => {
     const issues = { issues: [{ code: 'Ec2SubnetNotFound' as const, message: 'gone' }] };
     expect(toObservedCluster({ ...cluster, health: issues }).health).toBe('Degraded');
@@ -66,6 +115,11 @@ describe('response -> observation (pure)', () => {
     ['cluster.status', () => toObservedCluster({ ...cluster, status: undefined })],
     ['nodegroup.capacityType', () => toObservedNodegroup({ ...nodegroup, capacityType: undefined })],
     ['a known capacityType', () => toObservedNodegroup({ ...nodegroup, capacityType: 'WHATEVER' as 'SPOT' })],
+    ['nodegroup.taints[].effect', () => toObservedNodegroup({ ...nodegroup, taints: [{ key: 'a' }] })],
+    [
+      'nodegroup.taints[].key',
+      () => toObservedNodegroup({ ...nodegroup, taints: [{ effect: 'NO_EXECUTE' }] }),
+    ],
     [
       'nodegroup.scalingConfig.desiredSize',
       () => toObservedNodegroup({ ...nodegroup, scalingConfig: { minSize: 1, maxSize: 2 } }),

@@ -7,13 +7,15 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InternalError, PermanentError } from '../../lambdas/core/errors.js';
-import { OWNER_TAG } from '../../lambdas/core/ownership.js';
+import { MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
+import { amiTypeFor } from '../../lambdas/core/plan/nodegroup.js';
 import type { MutatingOperation } from '../../lambdas/core/plan/types.js';
 import { defaultsFromEnv } from '../../lambdas/handlers/deployment-defaults.js';
 import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
-import { amiTypeFor, ProviderBugError, ProviderRefusedError } from '../../lambdas/provider/ops.js';
+import { ProviderBugError, ProviderRefusedError } from '../../lambdas/provider/ops.js';
 import {
   clusterVersionOp,
+  configOp,
   createClusterOp,
   createNodegroupOp,
   nodegroupVersionOp,
@@ -95,6 +97,9 @@ describe('the provider sends one call per operation', () => {
         instanceTypes: ['m5.large'],
         capacityType: 'SPOT',
         amiType: 'AL2023_x86_64_STANDARD',
+        labels: {},
+        taints: [],
+        tags: { [POOL_TAG]: 'default' },
         clientRequestToken: createNodegroupOp(ACCOUNT).clientRequestToken,
       },
     ],
@@ -134,7 +139,7 @@ describe('the provider sends one call per operation', () => {
       {},
     ],
     [
-      { kind: 'DeleteNodegroup', ...base, nodegroupName: 'ng' },
+      { kind: 'DeleteNodegroup', ...base, nodegroupName: 'ng', reason: 'pool-removed' },
       'DELETE',
       '/clusters/conformance/node-groups/ng',
       {},
@@ -169,6 +174,35 @@ describe('the provider sends one call per operation', () => {
     ['a no-op node group version update', nodegroupVersionOp('1.31', '1.31')],
     ['an empty scaling update', { ...scalingOp(3), scaling: {} }],
     ['a scaling update to the current values', { ...scalingOp(2) }],
+    ['a config update with nothing in it', configOp({})],
+    [
+      'a config update of empty changes only',
+      configOp({
+        scaling: { minSize: 1, maxSize: 3 },
+        labels: { addOrUpdateLabels: {}, removeLabels: [] },
+        taints: { addOrUpdateTaints: [], removeTaints: [] },
+      }),
+    ],
+    [
+      'a node group create without the ownership tags',
+      createNodegroupOp(ACCOUNT, '1.30', 1, { tags: { team: 'x', [POOL_TAG]: 'default' } }),
+    ],
+    [
+      'a node group create without managed-by',
+      createNodegroupOp(ACCOUNT, '1.30', 1, { tags: { [OWNER_TAG]: 'a/b', [POOL_TAG]: 'default' } }),
+    ],
+    [
+      'a node group create whose pool tag is not its pool',
+      createNodegroupOp(ACCOUNT, '1.30', 1, { pool: 'gpu', tags: createNodegroupOp(ACCOUNT).tags }),
+    ],
+    [
+      'a node group create with an unknown AMI type',
+      createNodegroupOp(ACCOUNT, '1.30', 1, { amiType: 'AL1' }),
+    ],
+    [
+      'a taint effect EKS does not name that way',
+      createNodegroupOp(ACCOUNT, '1.30', 1, { taints: [{ key: 'a', effect: 'NoSchedule' }] }),
+    ],
     ['an empty tag request', { kind: 'TagResource', ...base, resourceArn: 'arn:x', tags: {} }],
     ['an empty untag request', { kind: 'UntagResource', ...base, resourceArn: 'arn:x', tagKeys: [] }],
     [
@@ -201,6 +235,111 @@ describe('the provider sends one call per operation', () => {
     }
     expect(rec.seen).toHaveLength(0);
     expect(createClusterOp(ACCOUNT).tags[OWNER_TAG]).toBeDefined();
+  });
+});
+
+describe('node group configuration on the wire', () => {
+  let rec: Awaited<ReturnType<typeof startRecorder>>;
+  let provider: EksProvider;
+  beforeAll(async () => {
+    rec = await startRecorder();
+    provider = providerFor(rec.url);
+  });
+  afterAll(async () => {
+    provider.clients.destroy();
+    await rec.close();
+  });
+  beforeEach(() => {
+    rec.seen.length = 0;
+  });
+
+  it('CreateNodegroup sends every instance type, the AMI type, disk size, labels, taints, updateConfig and the pool tag', async () => {
+    const op = createNodegroupOp(ACCOUNT, '1.30', 1, {
+      nodegroupName: 'cloudorch-gpu-g5-xlarge-spot-abc123',
+      pool: 'gpu',
+      instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+      amiType: 'AL2023_x86_64_NVIDIA',
+      diskSize: 100,
+      labels: { role: 'gpu' },
+      taints: [
+        { key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' },
+        { key: 'dedicated', effect: 'NO_EXECUTE' },
+      ],
+      updateConfig: { maxUnavailablePercentage: 25 },
+    });
+    await provider.apply(op);
+    expect(rec.seen).toHaveLength(1);
+    expect(rec.seen[0]?.body).toEqual({
+      nodegroupName: op.nodegroupName,
+      version: '1.30',
+      instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+      amiType: 'AL2023_x86_64_NVIDIA',
+      diskSize: 100,
+      capacityType: 'SPOT',
+      scalingConfig: { minSize: 1, maxSize: 3, desiredSize: 2 },
+      labels: { role: 'gpu' },
+      taints: [
+        { key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' },
+        { key: 'dedicated', effect: 'NO_EXECUTE' },
+      ],
+      updateConfig: { maxUnavailablePercentage: 25 },
+      nodeRole: op.nodeRoleArn,
+      subnets: ['subnet-a'],
+      tags: {
+        team: 'platform',
+        [OWNER_TAG]: 'default/conformance',
+        [MANAGED_BY_TAG]: 'cloudorch',
+        [POOL_TAG]: 'gpu',
+      },
+      clientRequestToken: op.clientRequestToken,
+    });
+  });
+
+  it('CreateNodegroup leaves out disk size and updateConfig the planner left to EKS', async () => {
+    await provider.apply(createNodegroupOp(ACCOUNT));
+    expect(rec.seen[0]?.body).not.toHaveProperty('diskSize');
+    expect(rec.seen[0]?.body).not.toHaveProperty('updateConfig');
+  });
+
+  it('UpdateNodegroupConfig: scaling, labels, taints and updateConfig in one call', async () => {
+    const op = configOp({
+      scaling: { minSize: 2, desiredSize: 2 },
+      labels: { addOrUpdateLabels: { role: 'web' }, removeLabels: ['old'] },
+      taints: {
+        addOrUpdateTaints: [{ key: 'team', value: 'ml', effect: 'NO_EXECUTE' }],
+        removeTaints: [{ key: 'spot', value: 'true', effect: 'PREFER_NO_SCHEDULE' }],
+      },
+      updateConfig: { maxUnavailable: 2 },
+    });
+    await provider.apply(op);
+    expect(rec.seen).toHaveLength(1);
+    expect(rec.seen[0]).toMatchObject({
+      path: `/clusters/conformance/node-groups/${op.nodegroupName}/update-config`,
+    });
+    expect(rec.seen[0]?.body).toEqual({
+      scalingConfig: { minSize: 2, desiredSize: 2 },
+      labels: { addOrUpdateLabels: { role: 'web' }, removeLabels: ['old'] },
+      taints: {
+        addOrUpdateTaints: [{ key: 'team', value: 'ml', effect: 'NO_EXECUTE' }],
+        removeTaints: [{ key: 'spot', value: 'true', effect: 'PREFER_NO_SCHEDULE' }],
+      },
+      updateConfig: { maxUnavailable: 2 },
+      clientRequestToken: op.clientRequestToken,
+    });
+  });
+
+  it('UpdateNodegroupConfig sends only the members that change something', async () => {
+    await provider.apply(
+      configOp({
+        scaling: { minSize: 1, maxSize: 3, desiredSize: 2 },
+        labels: { addOrUpdateLabels: {}, removeLabels: ['old'] },
+        taints: { addOrUpdateTaints: [], removeTaints: [] },
+      }),
+    );
+    expect(rec.seen[0]?.body).toEqual({
+      labels: { removeLabels: ['old'] },
+      clientRequestToken: expect.any(String),
+    });
   });
 });
 

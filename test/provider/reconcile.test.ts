@@ -36,7 +36,7 @@ describe('reconcile against the simulator', () => {
       tags: { [OWNER_TAG]: ID, 'cloudorch.io/managed-by': 'cloudorch' },
     });
     const healed = await converge(h.provider, desiredOf(ID, SPEC), DEFAULTS, wait());
-    expect(healed.applied.map((op) => op.kind)).toEqual(['UpdateNodegroupScaling', 'TagResource']);
+    expect(healed.applied.map((op) => op.kind)).toEqual(['UpdateNodegroupConfig', 'TagResource']);
     expect(healed.observation.nodegroups[0]?.scaling).toEqual({ minSize: 2, maxSize: 2, desiredSize: 2 });
     expect(healed.observation.cluster?.tags.team).toBe('a');
   });

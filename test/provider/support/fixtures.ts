@@ -1,12 +1,12 @@
 /** Operations as the planner builds them, and a bounded poll for EKS's asynchronous transitions. */
 import type { Observation } from '../../../lambdas/core/observation.js';
-import { ownershipTags } from '../../../lambdas/core/ownership.js';
+import { ownershipTags, POOL_TAG } from '../../../lambdas/core/ownership.js';
 import { idempotencyToken } from '../../../lambdas/core/plan/tokens.js';
 import type {
   CreateCluster,
   CreateNodegroup,
   UpdateClusterVersion,
-  UpdateNodegroupScaling,
+  UpdateNodegroupConfig,
   UpdateNodegroupVersion,
 } from '../../../lambdas/core/plan/types.js';
 import type { ClusterProvider, ObserveOptions } from '../../../lambdas/core/provider.js';
@@ -15,6 +15,7 @@ import { REGION, roleArn } from './servers.js';
 export const RECORD = 'default/conformance';
 export const CLUSTER = 'conformance';
 export const NODEGROUP = 'cloudorch-m5-large-od-abc123';
+export const POOL = 'default';
 export const ref = { clusterName: CLUSTER, region: REGION } as const;
 const base = { clusterName: CLUSTER, region: REGION } as const;
 
@@ -31,38 +32,61 @@ export function createClusterOp(account: string, generation = 1, version = '1.30
   };
 }
 
-export function createNodegroupOp(account: string, version = '1.30', generation = 1): CreateNodegroup {
+export function createNodegroupOp(
+  account: string,
+  version = '1.30',
+  generation = 1,
+  over: Partial<CreateNodegroup> = {},
+): CreateNodegroup {
+  const nodegroupName = over.nodegroupName ?? NODEGROUP;
+  const pool = over.pool ?? POOL;
   return {
     kind: 'CreateNodegroup',
     ...base,
-    nodegroupName: NODEGROUP,
+    nodegroupName,
+    pool,
     version,
-    instanceType: 'm5.large',
+    instanceTypes: ['m5.large'],
     capacityType: 'SPOT',
+    amiType: 'AL2023_x86_64_STANDARD',
+    diskSize: undefined,
     scaling: { minSize: 1, maxSize: 3, desiredSize: 2 },
+    labels: {},
+    taints: [],
+    updateConfig: undefined,
     nodeRoleArn: roleArn(account, 'eks-node'),
     subnetIds: ['subnet-a'],
-    tags: { team: 'platform', ...ownershipTags(RECORD) },
-    clientRequestToken: idempotencyToken(RECORD, generation, 'CreateNodegroup', NODEGROUP, version),
+    tags: { team: 'platform', ...ownershipTags(RECORD), [POOL_TAG]: pool },
+    clientRequestToken: idempotencyToken(RECORD, generation, 'CreateNodegroup', nodegroupName, version),
+    ...over,
   };
 }
 
-export function scalingOp(desiredSize: number, generation = 1): UpdateNodegroupScaling {
-  const scaling = { desiredSize };
+/** An UpdateNodegroupConfig of the fixture's group (scaling 1/3/2) with the members given. */
+export function configOp(
+  change: Pick<UpdateNodegroupConfig, 'scaling' | 'labels' | 'taints' | 'updateConfig'>,
+  generation = 1,
+  nodegroupName = NODEGROUP,
+): UpdateNodegroupConfig {
   return {
-    kind: 'UpdateNodegroupScaling',
+    kind: 'UpdateNodegroupConfig',
     ...base,
-    nodegroupName: NODEGROUP,
+    nodegroupName,
+    pool: POOL,
     from: { minSize: 1, maxSize: 3, desiredSize: 2 },
-    scaling,
+    ...change,
     clientRequestToken: idempotencyToken(
       RECORD,
       generation,
-      'UpdateNodegroupScaling',
-      NODEGROUP,
-      JSON.stringify(scaling),
+      'UpdateNodegroupConfig',
+      nodegroupName,
+      JSON.stringify(change),
     ),
   };
+}
+
+export function scalingOp(desiredSize: number, generation = 1): UpdateNodegroupConfig {
+  return configOp({ scaling: { desiredSize } }, generation);
 }
 
 export function clusterVersionOp(from: string, to: string, generation = 1): UpdateClusterVersion {
@@ -80,6 +104,7 @@ export function nodegroupVersionOp(from: string, to: string, generation = 1): Up
     kind: 'UpdateNodegroupVersion',
     ...base,
     nodegroupName: NODEGROUP,
+    pool: POOL,
     fromVersion: from,
     toVersion: to,
     clientRequestToken: idempotencyToken(RECORD, generation, 'UpdateNodegroupVersion', NODEGROUP, to),
