@@ -130,7 +130,7 @@ describe('field table: node groups are compared as the planner resolves them', (
   it('a changed default node role is drift, as the planner replaces the group for it', () => {
     const defaults = { ...DEFAULTS, nodeRoleArn: 'arn:aws:iam::111122223333:role/eks-node-2' };
     const drift = detectDrift(s131, o, defaults).map((x) => x.field);
-    expect(drift).toEqual(['nodegroup', `nodeRoleArn (node group ${ng})`]);
+    expect(drift).toEqual(['nodeGroups[default]', `nodeGroups[default].nodeRoleArn (node group ${ng})`]);
     expect(how(drift[1]!)).toEqual(replace);
     expect(kinds(desired(), defaults)).toEqual(['CreateNodegroup', 'DeleteNodegroup']);
   });
@@ -138,7 +138,7 @@ describe('field table: node groups are compared as the planner resolves them', (
   it('changed default subnets are drift of the node group, which converges by replacement', () => {
     const defaults = { ...DEFAULTS, subnetIds: ['subnet-0000000c', 'subnet-0000000d'] };
     const drift = detectDrift(s131, o, defaults).map((x) => x.field);
-    expect(drift).toEqual(['nodegroup', `network.subnetIds (node group ${ng})`]);
+    expect(drift).toEqual(['nodeGroups[default]', `nodeGroups[default].subnetIds (node group ${ng})`]);
     expect(how(drift[1]!)).toEqual(replace);
     expect(kinds(desired(), defaults)).toEqual(['CreateNodegroup', 'DeleteNodegroup']);
   });
@@ -146,7 +146,11 @@ describe('field table: node groups are compared as the planner resolves them', (
   it("changed spec subnets: the cluster's cannot move, the node group's are replaced", () => {
     const d = desired({ network: { subnetIds: ['subnet-0000000c', 'subnet-0000000d'] } });
     const drift = detectDrift(d.spec, o, DEFAULTS).map((x) => x.field);
-    expect(drift).toEqual(['nodegroup', 'network.subnetIds', `network.subnetIds (node group ${ng})`]);
+    expect(drift).toEqual([
+      'nodeGroups[default]',
+      'network.subnetIds',
+      `nodeGroups[default].subnetIds (node group ${ng})`,
+    ]);
     expect(how('network.subnetIds')).toEqual({ convergence: 'impossible', via: [] });
     expect(how(drift[2]!)).toEqual(replace);
     expect(kinds(d, DEFAULTS)).toEqual(['Impossible', 'CreateNodegroup', 'DeleteNodegroup']);
@@ -156,7 +160,7 @@ describe('field table: node groups are compared as the planner resolves them', (
     const old = nodegroupFor(spec({ instanceType: 'c6i.large' }));
     const both = observation(o.cluster, [...o.nodegroups, old]);
     expect(detectDrift(s131, both, DEFAULTS)).toEqual([
-      { field: 'nodegroup', desired: ng, observed: `${ng}, ${old.name}` },
+      { field: 'nodeGroups[default]', desired: ng, observed: `${ng}, ${old.name}` },
     ]);
     expect(plan(desired(), both, DEFAULTS).map((op) => op.kind)).toEqual(['DeleteNodegroup']);
   });
@@ -164,18 +168,20 @@ describe('field table: node groups are compared as the planner resolves them', (
 
 describe('field table: ruleOfDrift', () => {
   it.each([
-    ['nodeCount', 'nodeCount'],
+    ['nodeGroups[workers].nodeCount', 'nodeGroups[].nodeCount'],
     ['network.subnetIds', 'network'],
-    ['kubernetesVersion (node group g)', 'kubernetesVersion'],
-    ['tags (node group g)', 'tags'],
-    ['network.subnetIds (node group g)', 'network'],
+    ['nodeGroups[workers].kubernetesVersion', 'kubernetesVersion'],
+    ['nodeGroups[workers].tags', 'tags'],
+    ['nodeGroups[workers].subnetIds (node group g)', 'nodeGroups[].subnetIds'],
+    ['nodeGroups[workers]', 'nodeGroups'],
+    ['nodeGroups (node group g)', 'nodeGroups'],
   ])('%s belongs to %s', (item, field) => {
     expect(ruleOfDrift(item)?.field).toBe(field);
   });
 
-  it('a missing cluster or node group is a resource, not a field', () => {
+  it('a missing cluster is a resource, not a field', () => {
     expect(ruleOfDrift('cluster')).toBeUndefined();
-    expect(ruleOfDrift('nodegroup')).toBeUndefined();
+    expect(ruleOfDrift('nodeGroups[workers].bogus')).toBeUndefined();
     expect(ruleOfDrift('constructor')).toBeUndefined();
   });
 });
@@ -192,7 +198,7 @@ describe('tokens: the planner reads applies where WriteStatus counts them', () =
     ['CreateNodegroup', desired(), observation(cluster())],
     ['UpdateClusterVersion', desired(), converged(s130)],
     ['UpdateNodegroupVersion', desired(), observation(cluster(), [nodegroupFor(s131, { version: '1.30' })])],
-    ['UpdateNodegroupScaling', desired({ nodeCount: 5 }), converged(s131)],
+    ['UpdateNodegroupConfig', desired({ nodeCount: 5 }), converged(s131)],
   ];
 
   it.each(cases)('%s: one more counted apply gives a new token', (kind, d, o) => {

@@ -4,7 +4,9 @@ import { OWNER_TAG, ownershipTags, RELEASED_TAG } from '../../lambdas/core/owner
 import { detectDrift, FIELD_TABLE } from '../../lambdas/core/plan/fields.js';
 import { desiredNodegroup } from '../../lambdas/core/plan/nodegroup.js';
 import { describeOperation, firstAction, plan } from '../../lambdas/core/plan/plan.js';
+import { POOL_FIELD_TABLE } from '../../lambdas/core/plan/pool-fields.js';
 import { isMutating, type Operation } from '../../lambdas/core/plan/types.js';
+import { FLAT_POOL_FIELDS, poolSchema } from '../../lambdas/core/spec/pools.js';
 import { specSchema } from '../../lambdas/core/spec/schema.js';
 import {
   cluster,
@@ -52,7 +54,7 @@ const CASES: Case[] = [
     d: desired({ nodeCount: 5 }),
     o: converged(s131),
     expect: (ops) => {
-      expect(kinds(ops)).toEqual(['UpdateNodegroupScaling']);
+      expect(kinds(ops)).toEqual(['UpdateNodegroupConfig']);
       expect(ops[0]).toMatchObject({ scaling: { minSize: 5, maxSize: 5, desiredSize: 5 } });
     },
   },
@@ -61,7 +63,7 @@ const CASES: Case[] = [
     d: desired({ scaling: 'external', minSize: 1, maxSize: 10, nodeCount: 3 }),
     o: converged(s131),
     expect: (ops) => {
-      expect(kinds(ops)).toEqual(['UpdateNodegroupScaling']);
+      expect(kinds(ops)).toEqual(['UpdateNodegroupConfig']);
       expect(ops[0]).toMatchObject({ scaling: { minSize: 1, maxSize: 10 } });
       expect(ops[0]).not.toHaveProperty('scaling.desiredSize');
     },
@@ -81,7 +83,7 @@ const CASES: Case[] = [
       const [create, del] = ops as [Operation, Operation];
       if (create.kind !== 'CreateNodegroup' || del.kind !== 'DeleteNodegroup') throw new Error('unreachable');
       expect(create.nodegroupName).not.toBe(del.nodegroupName);
-      expect(del.nodegroupName).toBe(desiredNodegroup(s131, DEFAULTS).name);
+      expect(del.nodegroupName).toBe(desiredNodegroup(s131.nodeGroups[0]!, s131, DEFAULTS).name);
     },
   },
   {
@@ -100,9 +102,9 @@ const CASES: Case[] = [
     expect: (ops) => {
       expect(ops.map(describeOperation)).toEqual([
         'upgrade control plane 1.29 -> 1.30',
-        `upgrade node group ${desiredNodegroup(s131, DEFAULTS).name} 1.29 -> 1.30`,
+        `upgrade node group ${desiredNodegroup(s131.nodeGroups[0]!, s131, DEFAULTS).name} (pool default) 1.29 -> 1.30`,
         'upgrade control plane 1.30 -> 1.31',
-        `upgrade node group ${desiredNodegroup(s131, DEFAULTS).name} 1.30 -> 1.31`,
+        `upgrade node group ${desiredNodegroup(s131.nodeGroups[0]!, s131, DEFAULTS).name} (pool default) 1.30 -> 1.31`,
       ]);
     },
   },
@@ -196,7 +198,7 @@ const CASES: Case[] = [
     o: observation(cluster({ tags: { team: 'a' } }), [nodegroupFor(s131)]),
     expect: (ops) => {
       expect(ops[0]).toMatchObject({ kind: 'TagResource', tags: ownershipTags(ID) });
-      expect(kinds(ops)).toContain('UpdateNodegroupScaling');
+      expect(kinds(ops)).toContain('UpdateNodegroupConfig');
     },
   },
   {
@@ -348,13 +350,19 @@ describe('planner: table-driven cases', () => {
 });
 
 describe('planner: field table completeness', () => {
-  it('lists every spec field exactly once', () => {
-    expect(Object.keys(FIELD_TABLE).sort()).toEqual(Object.keys(specSchema.shape).sort());
+  it('lists every spec field exactly once (the flat node fields are the pool default)', () => {
+    const fields = Object.keys(specSchema.in.shape).filter(
+      (f) => !(FLAT_POOL_FIELDS as readonly string[]).includes(f),
+    );
+    expect(Object.keys(FIELD_TABLE).sort()).toEqual(fields.sort());
+    expect(Object.keys(POOL_FIELD_TABLE).sort()).toEqual(Object.keys(poolSchema.shape).sort());
   });
 
   it('every in-place or replace field names the operations that converge it', () => {
-    for (const [field, rule] of Object.entries(FIELD_TABLE)) {
-      if (rule.convergence === 'in-place' || rule.convergence === 'replace-nodegroup') {
+    const rules = [...Object.entries(FIELD_TABLE), ...Object.entries(POOL_FIELD_TABLE)];
+    for (const [field, rule] of rules) {
+      const c: string = rule.convergence;
+      if (c === 'in-place' || c === 'replace-nodegroup') {
         expect(rule.via.length, field).toBeGreaterThan(0);
         expect('drift' in rule, field).toBe(true);
       }
@@ -363,29 +371,54 @@ describe('planner: field table completeness', () => {
 
   // For each convergeable field, a change of that field alone must produce drift and a plan that
   // uses one of the field's operations: the diff cannot silently ignore a field.
+  const pool = (over: Record<string, unknown>) => ({
+    nodeGroups: [{ name: 'default', instanceTypes: ['t3.large'], nodeCount: 3, ...over }],
+  });
   const changes: Record<string, Parameters<typeof desired>[0]> = {
     kubernetesVersion: { kubernetesVersion: '1.32' },
+    tags: { tags: { team: 'a', extra: 'y' } },
+    nodeGroups: {
+      nodeGroups: [...pool({}).nodeGroups, { name: 'b', instanceTypes: ['m5.large'], nodeCount: 1 }],
+    },
+  };
+  const poolChanges: Record<string, Record<string, unknown>> = {
+    instanceTypes: { instanceTypes: ['c6i.large'] },
+    capacityType: { capacityType: 'SPOT' },
     nodeCount: { nodeCount: 4 },
     minSize: { minSize: 1 },
     maxSize: { maxSize: 9 },
-    instanceType: { instanceType: 'c6i.large' },
-    spotEnabled: { spotEnabled: true },
-    tags: { tags: { team: 'a', extra: 'y' } },
+    labels: { labels: { role: 'x' } },
+    taints: { taints: [{ key: 'dedicated', value: 'x', effect: 'NO_SCHEDULE' }] },
+    amiType: { amiType: 'BOTTLEROCKET_x86_64' },
+    diskSize: { diskSize: 50 },
     nodeRoleArn: { nodeRoleArn: 'arn:aws:iam::111122223333:role/other-node' },
+    subnetIds: { subnetIds: ['subnet-0000000c', 'subnet-0000000d'] },
+    updateConfig: { updateConfig: { maxUnavailablePercentage: 20 } },
   };
-  it.each(Object.entries(changes))('changing %s alone is detected and planned', (field, change) => {
+  const cases = [
+    ...Object.entries(changes).map(
+      ([f, c]) => [f, c, FIELD_TABLE[f as keyof typeof FIELD_TABLE].via] as const,
+    ),
+    ...Object.entries(poolChanges).map(
+      ([f, c]) =>
+        [`nodeGroups[].${f}`, pool(c), POOL_FIELD_TABLE[f as keyof typeof POOL_FIELD_TABLE].via] as const,
+    ),
+  ];
+  it.each(cases)('changing %s alone is detected and planned', (_field, change, via) => {
     const d = desired(change);
     const o = converged(s131);
     expect(detectDrift(d.spec, o, DEFAULTS).length, 'drift').toBeGreaterThan(0);
-    const via = FIELD_TABLE[field as keyof typeof FIELD_TABLE].via as readonly string[];
-    expect(plan(d, o, DEFAULTS).some((op) => via.includes(op.kind))).toBe(true);
+    expect(plan(d, o, DEFAULTS).some((op) => (via as readonly string[]).includes(op.kind))).toBe(true);
   });
 
   it('covers every convergeable field with a change case', () => {
-    const convergeable = Object.entries(FIELD_TABLE)
-      .filter(([, r]) => r.convergence === 'in-place' || r.convergence === 'replace-nodegroup')
-      .map(([f]) => f);
-    expect(convergeable.sort()).toEqual(Object.keys(changes).sort());
+    const convergeable = (table: Record<string, { convergence: string }>) =>
+      Object.entries(table)
+        .filter(([, r]) => r.convergence === 'in-place' || r.convergence === 'replace-nodegroup')
+        .map(([f]) => f)
+        .sort();
+    expect(convergeable(FIELD_TABLE)).toEqual(Object.keys(changes).sort());
+    expect(convergeable(POOL_FIELD_TABLE)).toEqual(Object.keys(poolChanges).sort());
   });
 
   it('impossible fields are reported as drift and as impossible, never silently', () => {

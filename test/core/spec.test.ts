@@ -7,6 +7,144 @@ import { baseSpecInput } from './support/fixtures.js';
 const manyTags = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
 
 /** Each bad spec: why it is bad, the change, the field the error must name, and words of the rule. */
+const flatless = { nodeCount: undefined, instanceType: undefined };
+const pool = (over: Record<string, unknown> = {}) => ({
+  name: 'workers',
+  instanceTypes: ['m5.large'],
+  nodeCount: 2,
+  ...over,
+});
+const pools = (...ps: Record<string, unknown>[]) => ({ ...flatless, nodeGroups: ps });
+
+/** Node pools: each bad one names the pool's field by its index. */
+const POOL_BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, field: string, rule: RegExp]> = [
+  [
+    'both forms',
+    { nodeGroups: [pool()] },
+    'spec.nodeGroups',
+    /either nodeGroups or the flat node fields.*nodeCount, instanceType/,
+  ],
+  ['no pool at all', pools(), 'spec.nodeGroups', /at least one pool/],
+  ['neither form', flatless, 'spec.nodeCount', /^spec\.nodeCount: required$/],
+  [
+    'more than 30 pools',
+    pools(...Array.from({ length: 31 }, (_, i) => pool({ name: `p${i}` }))),
+    'spec.nodeGroups',
+    /at most 30 pools/,
+  ],
+  ['pool names twice', pools(pool(), pool()), 'spec.nodeGroups.1.name', /used twice/],
+  [
+    'pool name too long',
+    pools(pool({ name: 'a'.repeat(25) })),
+    'spec.nodeGroups.0.name',
+    /at most 24 characters/,
+  ],
+  [
+    'pool name with a dot',
+    pools(pool({ name: 'a.b' })),
+    'spec.nodeGroups.0.name',
+    /letters, digits, hyphens/,
+  ],
+  [
+    'pool without instance types',
+    pools(pool({ instanceTypes: [] })),
+    'spec.nodeGroups.0.instanceTypes',
+    /at least one/,
+  ],
+  [
+    'pool instance type not allowed',
+    pools(pool({ instanceTypes: ['x1.huge'] })),
+    'spec.nodeGroups.0.instanceTypes.0',
+    /not in the allowed instance types/,
+  ],
+  [
+    'several instance types on demand',
+    pools(pool({ instanceTypes: ['m5.large', 'm6i.large'] })),
+    'spec.nodeGroups.0.instanceTypes',
+    /only with capacityType SPOT/,
+  ],
+  [
+    'capacity type unknown',
+    pools(pool({ capacityType: 'RESERVED' })),
+    'spec.nodeGroups.0.capacityType',
+    /"ON_DEMAND" or "SPOT"/,
+  ],
+  [
+    'pool nodeCount above maxSize',
+    pools(pool({ maxSize: 1 })),
+    'spec.nodeGroups.0.nodeCount',
+    /must not exceed maxSize/,
+  ],
+  [
+    'pool external scaling without bounds',
+    pools(pool({ scaling: 'external' })),
+    'spec.nodeGroups.0.minSize',
+    /required when scaling is "external"/,
+  ],
+  [
+    'label key invalid',
+    pools(pool({ labels: { 'bad key': 'x' } })),
+    'spec.nodeGroups.0.labels.bad key',
+    /label key name/,
+  ],
+  [
+    'label value empty',
+    pools(pool({ labels: { role: '' } })),
+    'spec.nodeGroups.0.labels.role',
+    /must not be empty/,
+  ],
+  [
+    'taint effect unknown',
+    pools(pool({ taints: [{ key: 'gpu', effect: 'NoSchedule' }] })),
+    'spec.nodeGroups.0.taints.0.effect',
+    /NO_SCHEDULE, NO_EXECUTE, PREFER_NO_SCHEDULE/,
+  ],
+  [
+    'taint listed twice',
+    pools(
+      pool({
+        taints: [
+          { key: 'a', effect: 'NO_SCHEDULE' },
+          { key: 'a', value: 'b', effect: 'NO_SCHEDULE' },
+        ],
+      }),
+    ),
+    'spec.nodeGroups.0.taints.1',
+    /listed twice/,
+  ],
+  [
+    'taint with an unknown field',
+    pools(pool({ taints: [{ key: 'a', effect: 'NO_SCHEDULE', operator: 'Equal' }] })),
+    'spec.nodeGroups.0.taints.0.operator',
+    /unknown field/,
+  ],
+  [
+    'updateConfig with both',
+    pools(pool({ updateConfig: { maxUnavailable: 1, maxUnavailablePercentage: 10 } })),
+    'spec.nodeGroups.0.updateConfig',
+    /exactly one/,
+  ],
+  [
+    'maxUnavailable above maxSize',
+    pools(pool({ maxSize: 3, updateConfig: { maxUnavailable: 4 } })),
+    'spec.nodeGroups.0.updateConfig.maxUnavailable',
+    /must not exceed the pool's maxSize/,
+  ],
+  [
+    'amiType unknown',
+    pools(pool({ amiType: 'CUSTOM' })),
+    'spec.nodeGroups.0.amiType',
+    /amiType must be one of/,
+  ],
+  ['diskSize zero', pools(pool({ diskSize: 0 })), 'spec.nodeGroups.0.diskSize', /at least 1 GiB/],
+  [
+    'pool unknown field',
+    pools(pool({ instanceType: 'm5.large' })),
+    'spec.nodeGroups.0.instanceType',
+    /unknown field/,
+  ],
+];
+
 const BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, field: string, rule: RegExp]> = [
   ['spec is not an object', { __replace: 'nope' }, 'spec', /must be an object/],
   ['spec is an array', { __replace: [] }, 'spec', /must be an object/],
@@ -257,6 +395,7 @@ const BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, field: s
   ['paused as a number', { paused: 1 }, 'spec.paused', /true or false/],
   ['unknown top-level field', { nodeCnt: 3 }, 'spec.nodeCnt', /unknown field/],
   ['status smuggled into spec', { ready: true }, 'spec.ready', /unknown field/],
+  ...POOL_BAD,
 ];
 
 function withChange(change: Record<string, unknown>): unknown {
@@ -288,13 +427,67 @@ describe('spec validation', () => {
     const r = validateSpec(baseSpecInput);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.spec).toMatchObject({
-      scaling: 'managed',
-      spotEnabled: false,
-      deletionPolicy: 'Retain',
-      adopt: false,
-      paused: false,
+    expect(r.spec).toMatchObject({ deletionPolicy: 'Retain', adopt: false, paused: false });
+    // The flat fields are one pool named default, and only the pool remains.
+    expect(r.spec.nodeGroups).toEqual([
+      {
+        name: 'default',
+        instanceTypes: [baseSpecInput.instanceType],
+        capacityType: 'ON_DEMAND',
+        nodeCount: baseSpecInput.nodeCount,
+        scaling: 'managed',
+        labels: {},
+        taints: [],
+      },
+    ]);
+    expect(r.spec).not.toHaveProperty('nodeCount');
+  });
+
+  it('normalises the flat form and the same pool written as nodeGroups to one spec', () => {
+    const flat = validateSpec({
+      ...baseSpecInput,
+      spotEnabled: true,
+      minSize: 1,
+      maxSize: 6,
+      scaling: 'external',
     });
+    const { nodeCount, instanceType, ...common } = baseSpecInput;
+    const listed = validateSpec({
+      ...common,
+      nodeGroups: [
+        {
+          name: 'default',
+          instanceTypes: [instanceType],
+          capacityType: 'SPOT',
+          nodeCount,
+          minSize: 1,
+          maxSize: 6,
+          scaling: 'external',
+        },
+      ],
+    });
+    expect(flat.ok && listed.ok && flat.spec).toEqual(listed.ok && listed.spec);
+  });
+
+  it('accepts pools with labels, taints, several spot instance types and a disruption budget', () => {
+    const { nodeCount: _n, instanceType: _i, ...common } = baseSpecInput;
+    const r = validateSpec({
+      ...common,
+      nodeGroups: [
+        pool({
+          name: 'system',
+          labels: { 'node.kubernetes.io/role': 'system' },
+          taints: [{ key: 'CriticalAddonsOnly', effect: 'NO_SCHEDULE' }],
+        }),
+        pool({
+          name: 'spot',
+          instanceTypes: ['m5.large', 'm6i.large'],
+          capacityType: 'SPOT',
+          updateConfig: { maxUnavailablePercentage: 33 },
+        }),
+      ],
+    });
+    expect(r.ok ? r.spec.nodeGroups.map((p) => p.name) : r.issues).toEqual(['system', 'spot']);
   });
 
   it('accepts every allowed region and instance type from the shared data file', () => {
@@ -364,6 +557,7 @@ describe('spec JSON Schema export', () => {
         'minSize',
         'network',
         'nodeCount',
+        'nodeGroups',
         'nodeRoleArn',
         'paused',
         'provider',
@@ -373,14 +567,8 @@ describe('spec JSON Schema export', () => {
         'tags',
       ].sort(),
     );
-    expect(schema.required.sort()).toEqual([
-      'clusterName',
-      'instanceType',
-      'kubernetesVersion',
-      'nodeCount',
-      'provider',
-      'region',
-    ]);
+    // nodeCount and instanceType, or nodeGroups: one form or the other, which validation checks.
+    expect(schema.required.sort()).toEqual(['clusterName', 'kubernetesVersion', 'provider', 'region']);
     expect(schema.additionalProperties).toBe(false);
   });
 

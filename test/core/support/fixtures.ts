@@ -1,9 +1,10 @@
 /** Builders for specs, desired state and observations used across core tests. */
 import { Health } from '../../../lambdas/core/health.js';
 import type { Observation, ObservedCluster, ObservedNodegroup } from '../../../lambdas/core/observation.js';
-import { ownershipTags } from '../../../lambdas/core/ownership.js';
-import { desiredNodegroup, desiredScaling } from '../../../lambdas/core/plan/nodegroup.js';
+import { ownershipTags, POOL_TAG } from '../../../lambdas/core/ownership.js';
+import { amiTypeFor, desiredNodegroup, desiredScaling } from '../../../lambdas/core/plan/nodegroup.js';
 import type { Desired, PlanDefaults } from '../../../lambdas/core/plan/types.js';
+import { DEFAULT_POOL } from '../../../lambdas/core/spec/pools.js';
 import {
   type CloudClusterSpec,
   type CloudClusterSpecInput,
@@ -28,8 +29,10 @@ export const baseSpecInput: CloudClusterSpecInput = {
   tags: { team: 'a' },
 };
 
+/** A spec from the base one; `nodeGroups` in `over` replaces the base's flat node fields. */
 export function spec(over: Partial<CloudClusterSpecInput> = {}): CloudClusterSpec {
-  return specSchema.parse({ ...baseSpecInput, ...over });
+  const { nodeCount: _n, instanceType: _i, ...common } = baseSpecInput;
+  return specSchema.parse({ ...(over.nodeGroups ? common : baseSpecInput), ...over });
 }
 
 export function desired(over: Partial<CloudClusterSpecInput> = {}, extra: Partial<Desired> = {}): Desired {
@@ -52,21 +55,31 @@ export function cluster(over: Partial<ObservedCluster> = {}): ObservedCluster {
   };
 }
 
-/** The node group the planner wants for `s`, as EKS would report it once ACTIVE. */
-export function nodegroupFor(s: CloudClusterSpec, over: Partial<ObservedNodegroup> = {}): ObservedNodegroup {
-  const shape = desiredNodegroup(s, DEFAULTS);
+/** The node group the planner wants for pool `pool` of `s` (the first pool by default), as EKS would report it once ACTIVE. */
+export function nodegroupFor(
+  s: CloudClusterSpec,
+  over: Partial<ObservedNodegroup> = {},
+  pool: string = s.nodeGroups[0]!.name,
+): ObservedNodegroup {
+  const p = s.nodeGroups.find((x) => x.name === pool)!;
+  const shape = desiredNodegroup(p, s, DEFAULTS);
   return {
     name: shape.name,
     arn: `arn:aws:eks:us-east-1:${ACCOUNT}:nodegroup/demo/${shape.name}/abc`,
     version: s.kubernetesVersion,
     status: 'ACTIVE',
     health: Health.Healthy,
-    instanceTypes: [shape.instanceType],
+    instanceTypes: [...shape.instanceTypes],
     capacityType: shape.capacityType,
-    scaling: desiredScaling(s),
-    nodeRole: DEFAULTS.nodeRoleArn!,
+    scaling: desiredScaling(p),
+    nodeRole: shape.nodeRoleArn ?? DEFAULTS.nodeRoleArn!,
     subnets: [...shape.subnetIds],
-    tags: { ...s.tags, ...ownershipTags(ID) },
+    tags: { ...s.tags, ...ownershipTags(ID), ...(pool === DEFAULT_POOL ? {} : { [POOL_TAG]: pool }) },
+    labels: { ...p.labels },
+    taints: [...p.taints],
+    amiType: shape.amiType ?? amiTypeFor(shape.instanceTypes[0]!),
+    diskSize: shape.diskSize ?? 20,
+    updateConfig: p.updateConfig ?? { maxUnavailable: 1 },
     ...over,
   };
 }
@@ -77,7 +90,8 @@ export function observation(c: ObservedCluster | null, ngs: ObservedNodegroup[] 
 
 /** A cluster that already matches `s` exactly. */
 export function converged(s: CloudClusterSpec): Observation {
-  return observation(cluster({ version: s.kubernetesVersion, tags: { ...s.tags, ...ownershipTags(ID) } }), [
-    nodegroupFor(s),
-  ]);
+  return observation(
+    cluster({ version: s.kubernetesVersion, tags: { ...s.tags, ...ownershipTags(ID) } }),
+    s.nodeGroups.map((p) => nodegroupFor(s, {}, p.name)),
+  );
 }
