@@ -7,6 +7,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Labels } from '../core/labels.js';
 import { appliedAnyOf } from '../core/plan/tokens.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
+import { validateSpec } from '../core/spec/validate.js';
 import { ownedArnOf } from '../core/status.js';
 import { claimTarget, releaseClaim } from './claim-store.js';
 import { claimId, describeTarget } from './claims.js';
@@ -38,6 +39,17 @@ export async function applySpec(
   return { ...r, record: l.record, labelsChanged: l.changed };
 }
 
+/**
+ * Whether the record already holds this spec. A record written before node pools holds the flat form
+ * (and its hash); the same spec applied now arrives normalised, so the stored spec is compared
+ * normalised too: re-applying an unchanged file after an upgrade writes nothing and starts no run.
+ */
+function sameSpec(current: ClusterRecord, hash: string): boolean {
+  if (current.specHash === hash) return true;
+  const stored = validateSpec(current.spec);
+  return stored.ok && specHash(stored.spec) === hash;
+}
+
 async function applySpecOnly(
   t: Table,
   id: string,
@@ -54,7 +66,7 @@ async function applySpecOnly(
       `${id}: expected version ${expected}, ${current ? `found ${current.version}` : 'but there is no record'}`,
     );
   }
-  if (current?.specHash === hash)
+  if (current && sameSpec(current, hash))
     return { record: current, changed: false, created: false, labelsChanged: false };
   const moved = current !== undefined && claimId(current.spec) !== claimId(spec);
   // A record that has (or may have) created or owned its cluster cannot point at another one:
