@@ -28,8 +28,11 @@ const KEPT = new Set([
   'required',
   'format',
 ]);
-/** Keywords Kubernetes has no place for; the webhook runs the full schema, so nothing is lost there. */
-const DROPPED = new Set(['$schema', 'propertyNames']);
+/**
+ * Keywords Kubernetes has no place for; the webhook runs the full schema, so nothing is lost there.
+ * `readOnly` is zod's mark of a readonly TypeScript type, not an API-server rule.
+ */
+const DROPPED = new Set(['$schema', 'propertyNames', 'readOnly']);
 
 export class SchemaConversionError extends Error {
   override readonly name = 'SchemaConversionError';
@@ -73,6 +76,35 @@ export function toStructural(schema: Json, path = 'spec'): Json {
 const str = { type: 'string' };
 const int = { type: 'integer', format: 'int64' };
 
+const strings = { type: 'array', items: str };
+
+/** One pool as the last run observed it (ObservedPool in lambdas/core/status.ts). */
+const observedPool: Json = {
+  type: 'object',
+  required: ['name', 'status'],
+  properties: {
+    name: str,
+    nodegroup: str,
+    status: str,
+    version: str,
+    nodeCount: int,
+    minSize: int,
+    maxSize: int,
+    instanceTypes: strings,
+    capacityType: str,
+    labels: { type: 'object', additionalProperties: str },
+    taints: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['key', 'effect'],
+        properties: { key: str, value: str, effect: str },
+      },
+    },
+    otherNodegroups: strings,
+  },
+};
+
 /** What the bridge writes to `/status` (see status-writeback.ts). */
 export const statusSchema: Json = {
   type: 'object',
@@ -101,10 +133,11 @@ export const statusSchema: Json = {
       properties: {
         health: str,
         version: str,
-        nodegroup: str,
         nodeCount: int,
-        instanceType: str,
-        capacityType: str,
+        poolCount: int,
+        pools: { type: 'array', items: observedPool },
+        foreign: strings,
+        orphan: strings,
         endpoint: str,
         arn: str,
       },
@@ -120,12 +153,16 @@ export const statusSchema: Json = {
 
 const condition = (type: string) => `.status.conditions[?(@.type=="${type}")].status`;
 
-/** READY and SYNCED are read from the conditions: there is no boolean that could disagree. */
+/**
+ * READY and SYNCED are read from the conditions: there is no boolean that could disagree. NODES is
+ * the desired size summed over every node group, POOLS the spec's pool count.
+ */
 export const PRINTER_COLUMNS = [
   { name: 'READY', type: 'string', jsonPath: condition('Ready') },
   { name: 'SYNCED', type: 'string', jsonPath: condition('Synced') },
   { name: 'VERSION', type: 'string', jsonPath: '.status.observed.version' },
   { name: 'NODES', type: 'integer', jsonPath: '.status.observed.nodeCount' },
+  { name: 'POOLS', type: 'integer', jsonPath: '.status.observed.poolCount' },
   { name: 'COST', type: 'number', jsonPath: '.status.estimatedMonthlyCost' },
   { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ] as const;

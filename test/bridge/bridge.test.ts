@@ -4,12 +4,21 @@
  * generations, the finalizer flow, conflicts, restarts and outages. The pipeline itself is not run:
  * its status writes are made with the store, as the pipeline's WriteStatus step makes them.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import type { RunningBridge } from '../../bridge/app.js';
 import { FINALIZER } from '../../bridge/constants.js';
 import { PRINTER_COLUMNS } from '../../bridge/crd.js';
 import { specSchema } from '../../lambdas/core/spec/schema.js';
-import { applyOutcome, type Outcome, type OutcomeContext } from '../../lambdas/core/status.js';
+import {
+  applyOutcome,
+  type ObservedPool,
+  type Outcome,
+  type OutcomeContext,
+} from '../../lambdas/core/status.js';
 import {
   cloudCluster,
   crPath,
@@ -35,8 +44,25 @@ interface Cr {
     estimatedMonthlyCost?: number;
     conditions?: { type: string; status: string; reason: string; observedGeneration?: number }[];
     ready?: unknown;
+    observed?: Record<string, unknown>;
   };
 }
+
+/** One observed pool with every member the status schema lists, so pruning any would show. */
+const POOL: ObservedPool = {
+  name: 'default',
+  nodegroup: 'cloudorch-t3-large-od-0123abcd',
+  status: 'ACTIVE',
+  version: '1.31',
+  nodeCount: 3,
+  minSize: 1,
+  maxSize: 4,
+  instanceTypes: ['t3.large'],
+  capacityType: 'ON_DEMAND',
+  labels: { 'node-role': 'general' },
+  taints: [{ key: 'dedicated', value: 'batch', effect: 'NO_SCHEDULE' }],
+  otherNodegroups: ['cloudorch-t3-medium-od-4567cdef'],
+};
 
 let env: TestEnv;
 let dynamo: Dynamo;
@@ -46,6 +72,7 @@ const writes: string[] = [];
 const races = new Map<string, () => Promise<void>>();
 
 const NS = 'team-a';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 async function getCr(name: string, ns = NS): Promise<Cr | undefined> {
   const r = await env.request('GET', crPath(ns, name));
@@ -112,13 +139,36 @@ describe('CRD generated from the spec schema', () => {
     const missing = await env.request('POST', crPath(NS), { body: cloudCluster(NS, 'no-spec', {}) });
     expect(missing.status).toBe(422);
   });
+
+  it('accepts the multi-pool example and checks each pool against the structural schema', async () => {
+    // dryRun: the API server validates and defaults, nothing is stored and the bridge sees nothing.
+    const dryRun = (name: string, spec: unknown) =>
+      env.request('POST', `${crPath(NS)}?dryRun=All`, { body: cloudCluster(NS, name, spec) });
+    const manifest = parseYaml(readFileSync(join(ROOT, 'examples', 'multi-pool.yaml'), 'utf8')) as {
+      spec: { nodeGroups: Record<string, unknown>[] };
+    };
+    const ok = await dryRun('pools', manifest.spec);
+    expect(ok.status, ok.body).toBe(201);
+    const created = JSON.parse(ok.body) as { spec: { nodeGroups: Record<string, unknown>[] } };
+    expect(created.spec.nodeGroups.map((p) => p['name'])).toEqual(['system', 'general', 'spot']);
+    expect(created.spec.nodeGroups[1]).toMatchObject({ capacityType: 'ON_DEMAND', scaling: 'managed' });
+    const [first, ...rest] = manifest.spec.nodeGroups;
+    const badEffect = { ...first, taints: [{ key: 'k', effect: 'NoSchedule' }] };
+    const bad = await dryRun('bad-taint', { ...manifest.spec, nodeGroups: [badEffect, ...rest] });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toContain('spec.nodeGroups[0].taints[0].effect');
+  });
 });
 
 describe('mirror', () => {
   it('adds the finalizer and writes the spec to record <namespace>/<name>', async () => {
     await createCr('alpha');
     const rec = await waitFor('record team-a/alpha', () => dynamo.store.get(`${NS}/alpha`));
-    expect(rec.spec).toMatchObject({ clusterName: 'team-a', nodeCount: 3, instanceType: 't3.large' });
+    // Stored normalised: the CR's flat fields are the pool `default`.
+    expect(rec.spec).toMatchObject({
+      clusterName: 'team-a',
+      nodeGroups: [{ name: 'default', nodeCount: 3, instanceTypes: ['t3.large'] }],
+    });
     expect(rec.generation).toBe(1);
     const cr = await waitFor('finalizer', async () => {
       const c = await getCr('alpha');
@@ -133,7 +183,7 @@ describe('mirror', () => {
       id,
       { kind: 'Converged' },
       {
-        observed: { health: 'Healthy', version: '1.31', nodeCount: 3, instanceType: 't3.large' },
+        observed: { health: 'Healthy', version: '1.31', nodeCount: 3, poolCount: 1, pools: [POOL] },
         estimatedMonthlyCost: 321.5,
       },
     );
@@ -148,8 +198,17 @@ describe('mirror', () => {
     expect(cr.status?.estimatedMonthlyCost).toBe(321.5);
     expect(cr.status?.ready).toBeUndefined(); // no boolean beside the conditions
 
+    // The pool list passes the CRD's status schema whole: nothing of it is pruned.
+    expect(cr.status?.observed).toMatchObject({ poolCount: 1, pools: [POOL] });
     const table = await readTable('alpha');
-    expect(table).toMatchObject({ READY: 'True', SYNCED: 'True', VERSION: '1.31', NODES: 3, COST: 321.5 });
+    expect(table).toMatchObject({
+      READY: 'True',
+      SYNCED: 'True',
+      VERSION: '1.31',
+      NODES: 3,
+      POOLS: 1,
+      COST: 321.5,
+    });
 
     // A failure after a success turns READY false: the column cannot lie.
     await pipelineWrites(id, {
@@ -173,7 +232,7 @@ describe('mirror', () => {
       const r = await dynamo.store.get(`${NS}/alpha`);
       return r?.generation === 2 ? r : undefined;
     });
-    expect(rec.spec.nodeCount).toBe(5);
+    expect(rec.spec.nodeGroups[0]?.nodeCount).toBe(5);
     await pipelineWrites(
       `${NS}/alpha`,
       { kind: 'Converged' },
@@ -274,7 +333,7 @@ describe('mirror', () => {
     await createCr('racy', validSpec({ clusterName: 'racy' }));
     const rec = await waitFor('record with the CR spec', async () => {
       const r = await dynamo.store.get(key);
-      return r?.spec.nodeCount === 3 ? r : undefined;
+      return r?.spec.nodeGroups[0]?.nodeCount === 3 ? r : undefined;
     });
     expect(rec.spec.clusterName).toBe('racy');
     const cr = await getCr('racy');

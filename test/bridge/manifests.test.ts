@@ -86,7 +86,15 @@ describe('manifests match the binary', () => {
     expect(readFileSync(CRD_FILE, 'utf8')).toBe(renderCrd());
     const crd = find('CustomResourceDefinition', CRD_NAME);
     const columns = list(crd, 'spec.versions.0.additionalPrinterColumns');
-    expect(columns.map((c) => c['name'])).toEqual(['READY', 'SYNCED', 'VERSION', 'NODES', 'COST', 'AGE']);
+    expect(columns.map((c) => c['name'])).toEqual([
+      'READY',
+      'SYNCED',
+      'VERSION',
+      'NODES',
+      'POOLS',
+      'COST',
+      'AGE',
+    ]);
     expect(columns.find((c) => c['name'] === 'READY')?.['jsonPath']).toBe(
       '.status.conditions[?(@.type=="Ready")].status',
     );

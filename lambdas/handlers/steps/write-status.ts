@@ -6,33 +6,73 @@
 import { nextFailures } from '../../core/backoff.js';
 import type { Observation } from '../../core/observation.js';
 import { ownershipOf } from '../../core/ownership.js';
+import { assignPools, type PoolGroups } from '../../core/plan/pools.js';
 import { applyKeyOf } from '../../core/plan/tokens.js';
+import type { PlanDefaults } from '../../core/plan/types.js';
 import type { TrackedUpdate } from '../../core/provider.js';
-import { applyOutcome, type ClusterStatus, type ObservedSummary, type Outcome } from '../../core/status.js';
+import type { CloudClusterSpec } from '../../core/spec/schema.js';
+import {
+  applyOutcome,
+  type ClusterStatus,
+  type ObservedPool,
+  type ObservedSummary,
+  type Outcome,
+} from '../../core/status.js';
 import type { AppliedCounts, ClusterRecord, HistoryEntry } from '../../store/types.js';
 import type { ExecutionState } from '../contracts.js';
 import { depsOf } from '../deps.js';
 import { emit, log, METRIC } from '../telemetry.js';
 import { outcomeOf } from './outcome.js';
 
-function summarize(o: Observation | undefined, id: string): ObservedSummary | undefined {
+/** A pool as its current node group shows it; `Missing` when the pool has none yet. */
+function observedPool({ pool, current, others }: PoolGroups): ObservedPool {
+  const otherNodegroups = others.length > 0 ? { otherNodegroups: others.map((ng) => ng.name) } : {};
+  if (!current) return { name: pool.name, status: 'Missing', ...otherNodegroups };
+  return {
+    name: pool.name,
+    nodegroup: current.name,
+    status: current.status,
+    version: current.version,
+    nodeCount: current.scaling.desiredSize,
+    minSize: current.scaling.minSize,
+    maxSize: current.scaling.maxSize,
+    instanceTypes: current.instanceTypes,
+    capacityType: current.capacityType,
+    labels: current.labels,
+    taints: current.taints,
+    ...otherNodegroups,
+  };
+}
+
+/** The pools in spec order, and the groups no pool names (absent when the spec is unknown). */
+function poolsOf(spec: CloudClusterSpec | undefined, o: Observation, defaults: PlanDefaults) {
+  if (!spec) return {};
+  const a = assignPools(spec, o.nodegroups, defaults);
+  const names = (ngs: readonly { name: string }[]) => ngs.map((ng) => ng.name);
+  return {
+    poolCount: spec.nodeGroups.length,
+    pools: a.pools.map(observedPool),
+    ...(a.foreign.length > 0 ? { foreign: names(a.foreign) } : {}),
+    ...(a.orphans.length > 0 ? { orphan: names(a.orphans) } : {}),
+  };
+}
+
+function summarize(
+  observed: ExecutionState['observed'],
+  id: string,
+  defaults: PlanDefaults,
+): ObservedSummary | undefined {
+  const o = observed?.observation;
   const c = o?.cluster;
   if (!o || !c) return undefined;
-  const ng = o.nodegroups[0];
   return {
     health: c.health,
     version: c.version,
     ...(c.endpoint ? { endpoint: c.endpoint } : {}),
     arn: c.arn,
     owned: ownershipOf(c.tags, id) === 'owned',
-    ...(ng
-      ? {
-          nodegroup: ng.name,
-          nodeCount: ng.scaling.desiredSize,
-          instanceType: ng.instanceTypes.join(','),
-          capacityType: ng.capacityType,
-        }
-      : {}),
+    nodeCount: o.nodegroups.reduce((n, ng) => n + ng.scaling.desiredSize, 0),
+    ...poolsOf(observed.spec, o, defaults),
   };
 }
 
@@ -94,7 +134,7 @@ function trackedAfter(
   if (a?.updateId && op)
     base.push({
       id: a.updateId,
-      ...(op.kind === 'UpdateNodegroupVersion' || op.kind === 'UpdateNodegroupScaling'
+      ...(op.kind === 'UpdateNodegroupVersion' || op.kind === 'UpdateNodegroupConfig'
         ? { nodegroupName: op.nodegroupName }
         : {}),
     });
@@ -136,7 +176,7 @@ interface WriteResult {
 }
 
 export async function writeStatusStep(state: ExecutionState): Promise<WriteResult> {
-  const { store, now } = depsOf('writeStatus');
+  const { store, now, config } = depsOf('writeStatus');
   const at = now();
   const parsed = await store.inspect(state.id);
   if (!parsed) return { written: 'record already released', newerGeneration: false };
@@ -146,7 +186,7 @@ export async function writeStatusStep(state: ExecutionState): Promise<WriteResul
   const generation = state.observed?.generation ?? record.generation;
   const outcome = outcomeOf(state);
   const prev: ClusterStatus | undefined = record.status;
-  const observed = summarize(state.observed?.observation, state.id);
+  const observed = summarize(state.observed, state.id, config.defaults);
   const status = applyOutcome(prev, outcome, {
     generation,
     now: at,
