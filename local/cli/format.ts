@@ -1,6 +1,7 @@
 /** Output helpers: tables, ages, and color only on a TTY unless --no-color. */
 import type { InvalidItem } from '../../lambdas/store/record.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
+import { poolCount } from './pools.js';
 
 export interface Output {
   readonly color: boolean;
@@ -46,7 +47,7 @@ export const COLUMNS = [
   'REGION',
   'VERSION',
   'NODES',
-  'INSTANCE',
+  'POOLS',
   'READY',
   'SYNCED',
   'DRIFT',
@@ -59,7 +60,10 @@ export function invalidRow(item: InvalidItem): string[] {
   return [item.id, ...COLUMNS.slice(1).map((c) => (c === 'READY' || c === 'SYNCED' ? 'false' : '-'))];
 }
 
-/** One `get` row; READY/SYNCED come from the status, which derives them from conditions. */
+/**
+ * One `get` row; READY/SYNCED come from the status, which derives them from conditions. NODES is the
+ * desired size summed over every observed node group; POOLS the spec's pool count.
+ */
 export function row(r: ClusterRecord, now: Date): string[] {
   const s = r.status;
   const drifted = s?.conditions.find((c) => c.type === 'Drifted')?.status;
@@ -72,7 +76,7 @@ export function row(r: ClusterRecord, now: Date): string[] {
     typeof region === 'string' ? region : '-',
     s?.observed?.version ?? '-',
     s?.observed?.nodeCount === undefined ? '-' : String(s.observed.nodeCount),
-    s?.observed?.instanceType ?? '-',
+    String(poolCount(r) ?? '-'),
     flag('Ready', s?.ready),
     flag('Synced', s?.synced),
     drifted === 'True' ? 'yes' : drifted === 'False' ? 'no' : '-',

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type AttributeValue,
   DeleteItemCommand,
   DynamoDBClient,
   ListTablesCommand,
@@ -122,7 +123,7 @@ describe('cloudorch against cloudorch dev', () => {
       'REGION',
       'VERSION',
       'NODES',
-      'INSTANCE',
+      'POOLS',
       'READY',
       'SYNCED',
       'DRIFT',
@@ -134,7 +135,7 @@ describe('cloudorch against cloudorch dev', () => {
       'us-east-1',
       '1.34',
       '2',
-      't3.medium',
+      '1',
       'true',
       'true',
       'no',
@@ -153,7 +154,9 @@ describe('cloudorch against cloudorch dev', () => {
     writeFileSync(bigger, readFileSync(EXAMPLE, 'utf8').replace('nodeCount: 2', 'nodeCount: 4'));
     const changed = await cloudorch(['plan', '-f', bigger]);
     expect(changed.code).toBe(2);
-    expect(changed.stdout).toMatch(/1\. scale node group \S+ .*"desiredSize":4/);
+    expect(changed.stdout).toMatch(
+      /1\. configure node group \S+ \(pool default\): scaling .*"desiredSize":4/,
+    );
     expect(changed.stdout).toMatch(/cost: \$194\.47\/month \(\+\$60\.73\)/);
     // plan changed nothing
     expect((await records()).find((x) => x.id === 'team-payments/dev-small')?.generation).toBe(1);
@@ -295,7 +298,7 @@ describe('cloudorch against cloudorch dev', () => {
     expect(d.code, d.stderr).toBe(0);
     const fixed = await until('drift corrected', async () => {
       const rec = (await records()).find((x) => x.id === 'team-payments/dev-small');
-      return rec?.status?.lastDrift?.some((x) => x.field === 'nodeCount') &&
+      return rec?.status?.lastDrift?.some((x) => x.field === 'nodeGroups[default].nodeCount') &&
         rec.status.observed?.nodeCount === 2 &&
         rec.status.ready
         ? rec
@@ -303,7 +306,7 @@ describe('cloudorch against cloudorch dev', () => {
     });
     expect(fixed.status?.conditions.find((c) => c.type === 'Drifted')?.status).toBe('False');
     const desc = await cloudorch(['describe', 'dev-small']);
-    expect(desc.stdout).toMatch(/Last drift:\n {2}- nodeCount: want 2, found 5/);
+    expect(desc.stdout).toMatch(/Last drift:\n {2}- nodeGroups\[default\]\.nodeCount: want 2, found 5/);
     expect(desc.stdout).toMatch(/Ready\s+True\s+Reconciled/);
   });
 
@@ -398,6 +401,95 @@ describe('cloudorch against cloudorch dev', () => {
       await sdk.send(new DeleteItemCommand({ TableName: 'cloudorch-desired-state', Key }));
       sdk.destroy();
     }
+  });
+
+  it('a record written before node pools (flat spec, status without pools) still shows in get and describe', async () => {
+    const fixture = JSON.parse(
+      readFileSync(join(ROOT, 'test/fixtures/upgrade-from-main/records.json'), 'utf8'),
+    ) as Record<string, { record: { raw: Record<string, AttributeValue> } }>;
+    const item = structuredClone(fixture['team/legacy-basic']!.record.raw);
+    // Paused, so a sweep that picks it up observes only: the status stays as older code wrote it.
+    const spec = item['spec']?.M;
+    if (!spec) throw new Error('the fixture has a spec');
+    spec['paused'] = { BOOL: true };
+    const sdk = new DynamoDBClient({
+      endpoint: devEndpoints().dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const Key = { id: { S: 'team/legacy-basic' } };
+    try {
+      await sdk.send(new PutItemCommand({ TableName: 'cloudorch-desired-state', Item: item }));
+      const g = await cloudorch(['get', '-n', 'team']);
+      expect(g.code, g.stderr).toBe(0);
+      // NODES from the status main wrote, POOLS from the flat spec read as the pool `default`.
+      expect(
+        g.stdout
+          .trimEnd()
+          .split('\n')[1]
+          ?.split(/\s{2,}/)
+          .slice(0, 5),
+      ).toEqual(['legacy-basic', 'us-east-1', '1.34', '3', '1']);
+      const d = await cloudorch(['describe', 'team/legacy-basic']);
+      expect(d.code, d.stderr).toBe(0);
+      expect(d.stdout).toMatch(/^Pools:\n {2}default: /m);
+      expect(d.stdout).toContain('t3.large ON_DEMAND');
+    } finally {
+      await sdk.send(new DeleteItemCommand({ TableName: 'cloudorch-desired-state', Key }));
+      sdk.destroy();
+    }
+  });
+
+  it('a multi-pool cluster: get shows the node total and the pool count, describe each pool, sim drift a pool', async () => {
+    const example = join(ROOT, 'examples/multi-pool.yaml');
+    const r = await cloudorch(['apply', '-f', example]);
+    expect(r.stdout).toBe('cloudcluster/team-search/multi-pool created\n');
+    const rec = await until('multi-pool Ready', async () =>
+      (await records()).find((x) => x.id === 'team-search/multi-pool' && x.status?.ready),
+    );
+    expect(rec.status?.observed?.nodeCount).toBe(2 + 3 + 2);
+    const g = await cloudorch(['get', '-n', 'team-search']);
+    expect(
+      g.stdout
+        .trimEnd()
+        .split('\n')[1]
+        ?.split(/\s{2,}/)
+        .slice(0, 5),
+    ).toEqual(['multi-pool', 'us-east-1', '1.34', '7', '3']);
+    const d = await cloudorch(['describe', 'team-search/multi-pool']);
+    expect(d.stdout).toMatch(/^ {2}system: node group cloudorch-system-\S+ \(ACTIVE, version 1\.34\)$/m);
+    expect(d.stdout).toContain('      nodes 2 (min 2, max 3), t3.medium ON_DEMAND');
+    expect(d.stdout).toContain('      labels node-role=system; taints CriticalAddonsOnly=true:NO_SCHEDULE');
+    expect(d.stdout).toMatch(/^ {2}general: node group /m);
+    expect(d.stdout).toMatch(/^ {6}nodes 2 \(min 1, max 10\), c6i\.large,c5\.large,m6i\.large SPOT$/m);
+    const several = await cloudorch(['sim', 'drift', 'team-search/multi-pool', '--nodes', '5']);
+    expect(several.code).toBe(1);
+    expect(several.stderr).toMatch(/several node groups: name one with --pool or --nodegroup/);
+    const drift = await cloudorch([
+      'sim',
+      'drift',
+      'team-search/multi-pool',
+      '--pool',
+      'general',
+      '--nodes',
+      '5',
+    ]);
+    expect(drift.code, drift.stderr).toBe(0);
+    expect(drift.stdout).toMatch(/^node group cloudorch-general-\S+ \(pool general\): desired size 3 -> 5/);
+    const fixed = await until('pool general corrected', async () => {
+      const x = (await records()).find((y) => y.id === 'team-search/multi-pool');
+      return x?.status?.lastDrift?.some((f) => f.field === 'nodeGroups[general].nodeCount') &&
+        x.status.observed?.nodeCount === 7 &&
+        x.status.ready
+        ? x
+        : undefined;
+    });
+    expect(fixed.status?.lastDrift?.map((f) => f.field)).toEqual(['nodeGroups[general].nodeCount']);
+    const del = await cloudorch(['delete', 'team-search/multi-pool']);
+    expect(del.code, del.stderr).toBe(0);
+    await until('multi-pool released', async () =>
+      (await records()).some((x) => x.id === 'team-search/multi-pool') ? undefined : true,
+    );
   });
 
   it('reconcile starts an execution; delete removes the cluster and then the record', async () => {

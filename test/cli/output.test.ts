@@ -130,7 +130,7 @@ describe('cloudorch get, delete and reconcile, kubectl-style', () => {
     const wide = await run(['get', '-o', 'wide']);
     expect(wide.stdout.split('\n')[0]?.split(/\s+/).slice(-5)).toEqual([
       'SUBNETS',
-      'NODEGROUP',
+      'NODEGROUPS',
       'LAST-OP',
       'LAST-DRIFT',
       'GENERATION',

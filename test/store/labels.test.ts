@@ -19,7 +19,8 @@ describe('record labels (dynalite)', () => {
   let client: DynamoDBClient;
   let store: DynamoDesiredStateStore;
   let table: string;
-  const specOf = (id: string) => spec({ clusterName: id.replace(/[^a-z0-9]+/g, '-') });
+  const specOf = (id: string, over: Parameters<typeof spec>[0] = {}) =>
+    spec({ clusterName: id.replace(/[^a-z0-9]+/g, '-'), ...over });
 
   beforeAll(async () => {
     server = await startDynalite();
@@ -50,7 +51,7 @@ describe('record labels (dynalite)', () => {
     expect((await store.get(id))?.labels).toBeUndefined();
     // Without `labels`, a spec writer leaves them as they are.
     await store.writeLabels(id, { keep: 'me' });
-    await store.applySpec(id, { ...specOf(id), nodeCount: 7 });
+    await store.applySpec(id, specOf(id, { nodeCount: 7 }));
     expect(await store.get(id)).toMatchObject({ generation: 2, labels: { keep: 'me' } });
   });
 

@@ -135,7 +135,7 @@ describe.each([
       await expect(
         store.applySpec(id, specOf(id, { nodeCount: 4 }), { expectedVersion: 2 }),
       ).rejects.toBeInstanceOf(ConflictError);
-      expect((await store.get(id))?.spec.nodeCount).toBe(3);
+      expect((await store.get(id))?.spec.nodeGroups[0]?.nodeCount).toBe(3);
       const ok = await store.applySpec(id, specOf(id, { nodeCount: 4 }), { expectedVersion: 1 });
       expect(ok.record).toMatchObject({ generation: 2, version: 2 });
     });
@@ -149,7 +149,11 @@ describe.each([
       const lost = await a.store.applySpec(id, specOf(id, { nodeCount: 9 })).catch((e: unknown) => e);
       expect(lost).toBeInstanceOf(ConflictError);
       expect(isConditionFailure((lost as ConflictError).cause)).toBe(true);
-      expect(await store.get(id)).toMatchObject({ spec: { nodeCount: 7 }, generation: 2, version: 2 });
+      expect(await store.get(id)).toMatchObject({
+        spec: { nodeGroups: [{ nodeCount: 7 }] },
+        generation: 2,
+        version: 2,
+      });
     });
 
     it('losing a race to a writer of the very same spec is a no-op, not a conflict', async () => {
@@ -185,7 +189,7 @@ describe.each([
       await expect(store.applySpec(id, specOf(id, { nodeCount: 5 }))).rejects.toBeInstanceOf(
         DeletionInProgressError,
       );
-      expect((await store.get(id))?.spec.nodeCount).toBe(3);
+      expect((await store.get(id))?.spec.nodeGroups[0]?.nodeCount).toBe(3);
     });
   });
 

@@ -12,6 +12,7 @@ import { chooseExecution, executionSource, readExecution, type SourceOrWhy } fro
 import type { Output } from '../format.js';
 import { age, paint } from '../format.js';
 import { type ScopeOptions, scopeOf, withScope } from '../options.js';
+import { poolsSection, specPools } from '../pools.js';
 import { type Found, NameResolutionError, resolveName, type Scope } from '../resolve.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
@@ -49,7 +50,8 @@ async function describeLease(
 
 /**
  * One drifted field, with how it converges and what it is compared with in EKS, read from the
- * planner's field table. A missing cluster or node group is a resource, not a field: no note.
+ * planner's field table. Pool fields name their pool (`nodeGroups[<pool>].<field>`). A missing
+ * cluster is a resource, not a field: no note.
  */
 export function driftLine(d: DriftItem): string {
   const line = `${d.field}: want ${d.desired}, found ${d.observed}`;
@@ -98,15 +100,18 @@ function describeConditions(o: Output, s: Status, now: Date): void {
   }
 }
 
-/** What the last reconciliation saw and decided: observed state, cost, plan, policy and drift. */
-function describeLastRun(o: Output, s: Status): void {
+/** What the last reconciliation saw and decided: observed state, pools, cost, plan, policy and drift. */
+function describeLastRun(o: Output, r: ClusterRecord): void {
+  const s = r.status;
   const ob = s?.observed;
   o.out('Observed:');
   o.out(
     ob
-      ? `  health ${ob.health}, version ${ob.version ?? '-'}, ${ob.nodeCount ?? '-'} x ${ob.instanceType ?? '-'} (${ob.capacityType ?? '-'})\n  arn ${ob.arn ?? '-'}\n  endpoint ${ob.endpoint ?? '-'}`
+      ? `  health ${ob.health}, version ${ob.version ?? '-'}, ${ob.nodeCount ?? '-'} nodes in total\n  arn ${ob.arn ?? '-'}\n  endpoint ${ob.endpoint ?? '-'}`
       : '  nothing observed yet',
   );
+  o.out('Pools:');
+  for (const line of poolsSection(ob, specPools(r))) o.out(line);
   o.out(
     `Estimated cost: ${s?.estimatedMonthlyCost === undefined ? '-' : `$${s.estimatedMonthlyCost.toFixed(2)}/month`}`,
   );
@@ -179,7 +184,7 @@ export async function describeCommand(
   await describeHeader(t, o, r, now);
   describeConditions(o, r.status, now);
   if (needsExecution(r, now)) await describeExecution(o, r, executions);
-  describeLastRun(o, r.status);
+  describeLastRun(o, r);
   o.out('History (newest last):');
   for (const h of (r.history ?? []).slice(-15))
     o.out(

@@ -1,6 +1,9 @@
 /** `cloudorch sim`: change the EKS simulator behind CloudOrch's back. Only against `cloudorch dev`. */
 
 import { InternalError } from '../../../lambdas/core/errors.js';
+import type { ObservedNodegroup } from '../../../lambdas/core/observation.js';
+import { createdByCloudOrch } from '../../../lambdas/core/ownership.js';
+import { poolOfNodegroup } from '../../../lambdas/core/plan/pools.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import type { Cli } from '../cli.js';
@@ -19,6 +22,10 @@ export interface DriftOptions {
   /** Region of an EKS cluster named directly; a CloudCluster's own region otherwise. */
   readonly region?: string;
   readonly nodes?: string;
+  /** The pool whose node group --nodes drifts (a CloudCluster's pool name). */
+  readonly pool?: string;
+  /** The node group --nodes drifts, by its EKS name. */
+  readonly nodegroup?: string;
   readonly tag?: string[];
   readonly status?: string;
 }
@@ -59,6 +66,42 @@ async function driftTarget(
   return { clusterName: r.spec.clusterName, region: r.spec.region };
 }
 
+/** The pool CloudOrch created a group for; undefined for a group created outside CloudOrch. */
+const poolOf = (ng: ObservedNodegroup): string | undefined =>
+  createdByCloudOrch(ng.tags) ? poolOfNodegroup(ng) : undefined;
+const poolText = (ng: ObservedNodegroup) => {
+  const pool = poolOf(ng);
+  return pool === undefined ? 'created outside CloudOrch' : `pool ${pool}`;
+};
+
+/**
+ * The node group `--nodes` drifts: the one named by --nodegroup, or the one serving --pool (an ACTIVE
+ * one first, when a replacement is in flight), or the only one. Otherwise why none can be picked.
+ */
+export function pickNodegroup(
+  groups: readonly ObservedNodegroup[],
+  opts: Pick<DriftOptions, 'pool' | 'nodegroup'>,
+): ObservedNodegroup | string {
+  const names = () => groups.map((g) => `${g.name} (${poolText(g)})`).join(', ') || 'none';
+  if (opts.pool !== undefined && opts.nodegroup !== undefined) return 'give --pool or --nodegroup, not both';
+  if (opts.nodegroup !== undefined)
+    return (
+      groups.find((g) => g.name === opts.nodegroup) ?? `no node group ${opts.nodegroup}; it has ${names()}`
+    );
+  if (opts.pool !== undefined) {
+    const mine = groups.filter((g) => poolOf(g) === opts.pool);
+    return (
+      mine.find((g) => g.status === 'ACTIVE') ??
+      mine[0] ??
+      `no node group serves pool ${opts.pool}; it has ${names()}`
+    );
+  }
+  if (groups.length === 1 && groups[0]) return groups[0];
+  return groups.length === 0
+    ? 'it has no node group'
+    : `it has several node groups: name one with --pool or --nodegroup (${names()})`;
+}
+
 export async function simDrift(t: Target, o: Output, name: string, opts: DriftOptions): Promise<number> {
   if (!simOf(t, o) || !t.simIn) return EXIT.error;
   const where = await driftTarget(t, o, name, opts.region);
@@ -72,21 +115,23 @@ export async function simDrift(t: Target, o: Output, name: string, opts: DriftOp
     return EXIT.error;
   }
   const tags = Object.fromEntries((opts.tag ?? []).map((kv) => kv.split('=', 2) as [string, string]));
-  const ng = obs.nodegroups[0];
   if (opts.nodes !== undefined) {
     const n = Number(opts.nodes);
     if (!Number.isInteger(n) || n < 0) {
       o.err('error: --nodes must be a whole number');
       return EXIT.error;
     }
-    if (!ng) {
-      o.err(`error: cluster ${clusterName} has no node group`);
+    const ng = pickNodegroup(obs.nodegroups, opts);
+    if (typeof ng === 'string') {
+      o.err(`error: cluster ${clusterName}: ${ng}`);
       return EXIT.error;
     }
     await sim.driftNodegroup(clusterName, ng.name, {
       scaling: { desiredSize: n, maxSize: Math.max(n, ng.scaling.maxSize) },
     });
-    o.out(`node group ${ng.name}: desired size ${ng.scaling.desiredSize} -> ${n} (out of band)`);
+    o.out(
+      `node group ${ng.name} (${poolText(ng)}): desired size ${ng.scaling.desiredSize} -> ${n} (out of band)`,
+    );
   }
   if (Object.keys(tags).length > 0) {
     await sim.driftCluster(clusterName, { tags: { ...obs.cluster.tags, ...tags } });
@@ -154,7 +199,9 @@ export function registerSim({ program, o, withTarget }: Cli): void {
       '--region <region>',
       `region of an EKS cluster named directly (default: ${DEFAULT_DRIFT_REGION}; a CloudCluster's own)`,
     )
-    .option('--nodes <n>', "set the node group's desired size")
+    .option('--nodes <n>', "set a node group's desired size (with --pool or --nodegroup when it has several)")
+    .option('--pool <pool>', 'the pool whose node group --nodes changes')
+    .option('--nodegroup <name>', 'the node group --nodes changes, by its EKS name')
     .option('--tag <key=value...>', 'set cluster tags')
     .option('--status <status>', 'force the cluster status')
     .action((name: string, opts: DriftOptions) => withTarget((t) => simDrift(t, o(), name, opts)));

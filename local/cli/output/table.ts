@@ -14,16 +14,17 @@ export interface TableOptions {
 }
 
 /**
- * SUBNETS: the spec's (`default`: the deployment's); NODEGROUP: the observed group's name and
- * capacity type; LAST-OP: the last EKS operation and its age; LAST-DRIFT:
- * the fields found drifted by the last run; GENERATION: the spec's, and the one last reconciled.
+ * SUBNETS: the spec's (`default`: the deployment's); NODEGROUPS: each pool's current node group in
+ * spec order (`<pool>:Missing` when it has none); LAST-OP: the last EKS operation and its age;
+ * LAST-DRIFT: the fields found drifted by the last run; GENERATION: the spec's, and the one last
+ * reconciled.
  */
-export const WIDE_COLUMNS = ['SUBNETS', 'NODEGROUP', 'LAST-OP', 'LAST-DRIFT', 'GENERATION'] as const;
+export const WIDE_COLUMNS = ['SUBNETS', 'NODEGROUPS', 'LAST-OP', 'LAST-DRIFT', 'GENERATION'] as const;
 
-/** `name (CAPACITY)`; a status written before names were recorded shows the capacity type alone. */
-function nodegroupCell(o: NonNullable<ClusterRecord['status']>['observed']): string {
-  if (!o?.nodegroup) return o?.capacityType ?? '-';
-  return o.capacityType ? `${o.nodegroup} (${o.capacityType})` : o.nodegroup;
+/** Status written before pools existed names no pools: `-` until the next run rewrites it. */
+function nodegroupsCell(o: NonNullable<ClusterRecord['status']>['observed']): string {
+  if (!o?.pools?.length) return '-';
+  return o.pools.map((p) => p.nodegroup ?? `${p.name}:Missing`).join(',');
 }
 
 function wideCells(r: ClusterRecord, now: Date): string[] {
@@ -32,7 +33,7 @@ function wideCells(r: ClusterRecord, now: Date): string[] {
   const drift = r.status?.lastDrift ?? [];
   return [
     subnets?.length ? subnets.join(',') : 'default',
-    nodegroupCell(r.status?.observed),
+    nodegroupsCell(r.status?.observed),
     op ? `${op.operation} (${age(op.lastAt ?? op.at, now)})` : '-',
     drift.length > 0 ? drift.map((d) => d.field).join(',') : '-',
     `${r.generation} (observed ${r.status?.observedGeneration ?? '-'})`,
