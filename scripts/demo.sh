@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the embedded default, from a fresh clone: `cloudorch dev --demo` applies the
-# examples, shows them converge, drifts one out of band and shows it corrected, then exits 0.
+# examples (one with three node pools), shows them converge, scales one pool out of band and shows
+# it corrected, then exits 0.
 # Installs only what that needs (scripts/setup-node.sh runtime: Node 24, the CLI's run-time
 # packages, esbuild, and OPA's wasm compiler alone), then builds the CLI and the policy bundle.
 set -euo pipefail

@@ -1,16 +1,19 @@
 /**
- * `cloudorch dev --demo`: apply the examples, show each cluster converge, change one out of band
- * through the simulator, show the drift detected and corrected with the times, print a summary.
+ * `cloudorch dev --demo`: apply the examples (one has three node pools), show each cluster converge,
+ * scale one pool out of band through the simulator, show the drift detected and corrected with the
+ * times, print a summary.
  * Every figure printed is read from the store, the simulator or the Step Functions endpoint.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CloudClusterManifest } from '../../lambdas/core/manifest.js';
+import type { NodePool } from '../../lambdas/core/spec/pools.js';
 import { listAll } from '../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
 import { COLUMNS, row, table } from '../cli/format.js';
 import { loadManifests } from '../cli/load.js';
+import { specPools } from '../cli/pools.js';
 import type { CallCounts } from '../eks-sim/admin.js';
 import type { DevHandle } from './dev.js';
 
@@ -57,9 +60,8 @@ async function applyExamples(
   log('\n1. apply the examples');
   for (const m of manifests) {
     await dev.cp.store.applySpec(m.id, m.spec);
-    log(
-      `   cloudcluster/${m.id} applied (${m.spec.clusterName}, ${m.spec.nodeCount} x ${m.spec.instanceType})`,
-    );
+    const pools = m.spec.nodeGroups.map((p) => `${p.name} ${p.nodeCount} x ${p.instanceTypes.join('|')}`);
+    log(`   cloudcluster/${m.id} applied (${m.spec.clusterName}: ${pools.join(', ')})`);
   }
 }
 
@@ -94,21 +96,35 @@ interface DriftTimes {
   readonly correctedAt: number;
 }
 
-/** Scales the cluster's first node group in the simulator, where CloudOrch does not see it happen. */
+/** The pool the demo drifts: in the Ready cluster with the most pools, its last managed pool. */
+function driftTarget(all: readonly ClusterRecord[]): { target: ClusterRecord; pool: NodePool } {
+  const candidates = all
+    .filter((r) => r.status?.ready)
+    .map((r) => ({ target: r, pools: specPools(r) ?? [] }))
+    .sort((a, b) => b.pools.length - a.pools.length);
+  for (const { target, pools } of candidates) {
+    const pool = pools.findLast((p) => p.scaling === 'managed');
+    if (pool) return { target, pool };
+  }
+  throw new Error('demo: no example with a managed pool converged to Ready');
+}
+
+/** The pool's node group as the last run observed it. */
+const poolOf = (r: ClusterRecord | undefined, pool: string) =>
+  r?.status?.observed?.pools?.find((p) => p.name === pool);
+
+/** Scales the pool's node group in the simulator, where CloudOrch does not see it happen. */
 async function scaleBehindBack(
   dev: DevHandle,
   target: ClusterRecord,
+  pool: string,
   drifted: number,
 ): Promise<{ callsBefore: CallCounts; driftAt: number }> {
-  const obs = await dev.cp.deps.provider.observe({
-    clusterName: target.spec.clusterName,
-    region: target.spec.region,
-  });
-  const ng = obs.nodegroups[0];
-  if (!ng) throw new Error('demo: the cluster has no node group');
+  const nodegroup = poolOf(target, pool)?.nodegroup;
+  if (!nodegroup) throw new Error(`demo: pool ${pool} has no node group`);
   const callsBefore = await dev.cp.simAdmin.calls();
   const driftAt = Date.now();
-  await dev.cp.simAdmin.driftNodegroup(target.spec.clusterName, ng.name, {
+  await dev.cp.simAdmin.driftNodegroup(target.spec.clusterName, nodegroup, {
     scaling: { desiredSize: drifted, maxSize: drifted },
   });
   return { callsBefore, driftAt };
@@ -117,21 +133,20 @@ async function scaleBehindBack(
 const driftedIs = (r: ClusterRecord | undefined, status: 'True' | 'False') =>
   r?.status?.conditions.some((c) => c.type === 'Drifted' && c.status === status) === true;
 
-/** Drifts one Ready managed cluster and waits for the sweep to detect and then correct it. */
+/** Drifts one pool of a Ready cluster and waits for the sweep to detect and then correct it. */
 async function driftAndWait(
   dev: DevHandle,
   all: readonly ClusterRecord[],
   log: Log,
   t0: number,
 ): Promise<DriftTimes> {
-  const target = all.find((r) => r.status?.ready && r.spec.scaling === 'managed');
-  if (!target) throw new Error('demo: no example converged to Ready');
-  const want = target.spec.nodeCount;
+  const { target, pool } = driftTarget(all);
+  const want = pool.nodeCount;
   const drifted = want + 3;
   log(
-    `\n3. drift: someone scales ${target.spec.clusterName} from ${want} to ${drifted} nodes behind CloudOrch's back`,
+    `\n3. drift: someone scales pool ${pool.name} of ${target.spec.clusterName} from ${want} to ${drifted} nodes behind CloudOrch's back`,
   );
-  const { callsBefore, driftAt } = await scaleBehindBack(dev, target, drifted);
+  const { callsBefore, driftAt } = await scaleBehindBack(dev, target, pool.name, drifted);
   log(`   [${secs(t0)}] out-of-band change made in the simulator; waiting for the scheduled sweep`);
   const detected = await until('the drift to be detected', async () => {
     const r = await dev.cp.store.get(target.id);
@@ -143,11 +158,13 @@ async function driftAndWait(
   );
   const fixed = await until('the drift to be corrected', async () => {
     const r = await dev.cp.store.get(target.id);
-    return r?.status?.ready && r.status.observed?.nodeCount === want && driftedIs(r, 'False') ? r : undefined;
+    return r?.status?.ready && poolOf(r, pool.name)?.nodeCount === want && driftedIs(r, 'False')
+      ? r
+      : undefined;
   });
   const correctedAt = Date.now();
   log(
-    `   [${secs(t0)}] drift corrected: ${fixed.status?.observed?.nodeCount} nodes again, ${span(detectedAt, correctedAt)} after detection`,
+    `   [${secs(t0)}] drift corrected: pool ${pool.name} has ${poolOf(fixed, pool.name)?.nodeCount} nodes again, ${span(detectedAt, correctedAt)} after detection`,
   );
   return { callsBefore, driftAt, detectedAt, correctedAt };
 }
@@ -167,6 +184,12 @@ async function printSummary(
   const ex = dev.cp.sfn.counts();
   log('\nsummary');
   for (const line of table([[...COLUMNS], ...after.map((r) => row(r, new Date()))])) log(`   ${line}`);
+  for (const r of after.filter((x) => (x.status?.observed?.pools?.length ?? 0) > 1)) {
+    const pools = (r.status?.observed?.pools ?? []).map(
+      (p) => `${p.name} ${p.nodeCount ?? '-'} x ${(p.instanceTypes ?? []).join('|') || '-'} ${p.status}`,
+    );
+    log(`   pools of ${r.id}: ${pools.join(', ')}`);
+  }
   log(
     `   converged ${count} clusters in ${span(t0, converged)} (the simulator runs EKS ${dev.cp.sim.state.config.speed}x faster)`,
   );

@@ -9,7 +9,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NodePool } from '../../lambdas/core/spec/pools.js';
 import { listAll, listItems } from '../../lambdas/store/list.js';
+import type { ClusterRecord } from '../../lambdas/store/types.js';
+import { specPools } from '../cli/pools.js';
 import type { ControlPlane } from '../runtime/control-plane.js';
 import type { MetricRecorder } from './recorder.js';
 
@@ -80,17 +83,26 @@ function decodeSegment(s: string): string | undefined {
   }
 }
 
+/**
+ * A record as the dashboard reads it: as stored, plus `desiredPools`, its spec's pools normalised
+ * (a record written before pools existed holds the flat fields), so the page never re-derives them.
+ */
+export function withPools(r: ClusterRecord): ClusterRecord & { desiredPools?: readonly NodePool[] } {
+  const pools = specPools(r);
+  return pools ? { ...r, desiredPools: pools } : r;
+}
+
 export async function handle(d: DevServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = parseTarget(req.url);
   if (!url) return send(res, 400, { message: 'malformed request URL' });
   if (req.method !== 'GET') return send(res, 405, { message: 'the dev API is read-only' });
-  if (url.pathname === '/api/clusters') return send(res, 200, await listAll(d.cp.store));
+  if (url.pathname === '/api/clusters') return send(res, 200, (await listAll(d.cp.store)).map(withPools));
   if (url.pathname === '/api/invalid') return send(res, 200, (await listItems(d.cp.store)).invalid);
   if (url.pathname.startsWith('/api/clusters/')) {
     const id = decodeSegment(url.pathname.slice('/api/clusters/'.length));
     if (id === undefined) return send(res, 400, { message: 'malformed percent-encoding in the cluster id' });
     const r = await d.cp.store.inspect(id);
-    if (r?.kind === 'record') return send(res, 200, r.record);
+    if (r?.kind === 'record') return send(res, 200, withPools(r.record));
     if (r?.kind === 'invalid') return send(res, 200, { id, recordInvalid: r.invalid.reason });
     return send(res, 404, { message: `no cluster ${id}` });
   }

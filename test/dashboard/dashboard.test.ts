@@ -34,6 +34,8 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+/** The multi-pool example's pool the test scales behind CloudOrch's back. */
+const DRIFTED_POOL = 'general';
 const SETTLED = ['Reconciled', 'PolicyViolation', 'SpecInvalid', 'NotOwned', 'ImpossibleChange'];
 
 const tmp = mkdtempSync(join(tmpdir(), 'cloudorch-dashboard-'));
@@ -91,28 +93,26 @@ async function convergeAndDrift(): Promise<string> {
     );
     return rs.length === manifests.length && done ? rs : undefined;
   });
+  // The multi-pool example: one of its pools drifts, the others are left alone.
   const target = all.find(
-    (r) => r.status?.ready && r.spec.scaling === 'managed' && r.spec.region === LOCAL_REGION,
+    (r) => r.status?.ready && r.spec.nodeGroups.length > 1 && r.spec.region === LOCAL_REGION,
   );
-  if (!target) throw new Error(`no example converged to Ready with managed scaling in ${LOCAL_REGION}`);
-  const obs = await dev.cp.deps.provider.observe({
-    clusterName: target.spec.clusterName,
-    region: target.spec.region,
-  });
-  const ng = obs.nodegroups[0];
-  if (!ng) throw new Error(`${target.id} has no node group`);
-  const size = target.spec.nodeCount + 3;
-  await dev.cp.simAdmin.driftNodegroup(target.spec.clusterName, ng.name, {
+  if (!target) throw new Error(`no multi-pool example converged to Ready in ${LOCAL_REGION}`);
+  const pool = target.spec.nodeGroups.find((p) => p.name === DRIFTED_POOL);
+  const nodegroup = target.status?.observed?.pools?.find((p) => p.name === DRIFTED_POOL)?.nodegroup;
+  if (!pool || !nodegroup) throw new Error(`${target.id} has no node group for pool ${DRIFTED_POOL}`);
+  const size = pool.nodeCount + 3;
+  await dev.cp.simAdmin.driftNodegroup(target.spec.clusterName, nodegroup, {
     scaling: { desiredSize: size, maxSize: size },
   });
   await until('the sweep to detect the drift', async () =>
     drifted(await dev.cp.store.get(target.id), 'True') ? true : undefined,
   );
+  const observedSize = (r: ClusterRecord | undefined) =>
+    r?.status?.observed?.pools?.find((p) => p.name === DRIFTED_POOL)?.nodeCount;
   await until('the drift to be corrected', async () => {
     const r = await dev.cp.store.get(target.id);
-    return r?.status?.ready && r.status.observed?.nodeCount === target.spec.nodeCount && drifted(r, 'False')
-      ? true
-      : undefined;
+    return r?.status?.ready && observedSize(r) === pool.nodeCount && drifted(r, 'False') ? true : undefined;
   });
   return target.id;
 }
@@ -202,7 +202,34 @@ describe('local drift dashboard', () => {
     expect(target.status?.lastDrift?.length).toBeGreaterThan(0);
     const historyRows = await details.locator('section:has(h3:text("Recent history")) tbody tr').count();
     expect(historyRows).toBe(Math.min(15, target.history?.length ?? 0));
-    expect(text).toContain('UpdateNodegroupScaling');
+    expect(text).toContain('UpdateNodegroupConfig');
+    // The drift table names the pool; the pools table lists each pool as observed.
+    const driftPools = await details
+      .locator('section:has(h3:text("Last drift found")) tbody tr td:first-child')
+      .allTextContents();
+    expect(driftPools).toContain(DRIFTED_POOL);
+    const observed = target.status?.observed?.pools ?? [];
+    expect(observed.map((p) => p.name)).toEqual(['system', 'general', 'spot']);
+    const poolRows = await details
+      .locator('table[data-part=pools] tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(poolRows.map((r) => r.slice(0, 4))).toEqual(
+      observed.map((p) => [p.name, p.status, p.nodegroup, p.version]),
+    );
+    const system = poolRows[0] ?? [];
+    expect(system.slice(-2)).toEqual(['node-role=system', 'CriticalAddonsOnly=true:NO_SCHEDULE']);
+    const table = await page.$$eval('#clusters-body tr', (trs) =>
+      trs.map((tr) => ({
+        id: tr.getAttribute('data-id'),
+        nodes: tr.querySelector('[data-col=nodes]')?.textContent,
+        pools: tr.querySelector('[data-col=pools]')?.textContent,
+      })),
+    );
+    expect(table.find((r) => r.id === driftedId)).toEqual({
+      id: driftedId,
+      nodes: String(target.status?.observed?.nodeCount),
+      pools: '3',
+    });
 
     const records = await api<ClusterRecord[]>('/api/clusters');
     const denied = records.find((r) => readyReason(r) === 'PolicyViolation');

@@ -3,6 +3,7 @@
  * details of the selected cluster. Every cell is a field of the record /api/clusters returned.
  */
 import { age, clock, condition, driftText, fill, h, money } from './dom.js';
+import { driftPool, pools } from './pools.js';
 
 const HISTORY_SHOWN = 15;
 
@@ -58,8 +59,12 @@ function row(r, now, selected, onSelect) {
     ),
     h('td', {}, r.spec.region),
     h('td', {}, obs?.version ?? '-'),
-    h('td', { class: 'num' }, obs?.nodeCount === undefined ? '-' : String(obs.nodeCount)),
-    h('td', {}, obs?.instanceType ?? '-'),
+    h(
+      'td',
+      { class: 'num', 'data-col': 'nodes' },
+      obs?.nodeCount === undefined ? '-' : String(obs.nodeCount),
+    ),
+    h('td', { class: 'num', 'data-col': 'pools' }, String(obs?.poolCount ?? r.desiredPools?.length ?? '-')),
     boolCell('ready', st, st?.ready),
     boolCell('synced', st, st?.synced),
     h('td', { class: `drift ${drift}`, 'data-col': 'drift' }, drift),
@@ -119,16 +124,13 @@ function section(title, ...body) {
   return h('section', { class: 'detail-part' }, h('h3', {}, title), ...body);
 }
 
-function desired(spec) {
-  const size =
-    spec.minSize !== undefined || spec.maxSize !== undefined
-      ? ` (min ${spec.minSize ?? '-'}, max ${spec.maxSize ?? '-'})`
-      : '';
+/** The cluster's own fields; the pools have their section. */
+function desired(r) {
+  const spec = r.spec;
   return kv([
     ['EKS name', spec.clusterName],
     ['Version', spec.kubernetesVersion],
-    ['Nodes', `${spec.nodeCount}${size}, scaling ${spec.scaling ?? 'managed'}`],
-    ['Instance', `${spec.instanceType}${spec.spotEnabled ? ' (spot)' : ''}`],
+    ['Pools', r.desiredPools ? String(r.desiredPools.length) : undefined],
     ['Deletion policy', spec.deletionPolicy],
     ['Adopt / paused', `${spec.adopt} / ${spec.paused}`],
   ]);
@@ -139,8 +141,7 @@ function observed(obs) {
   return kv([
     ['Health', obs.health],
     ['Version', obs.version],
-    ['Nodes', obs.nodeCount === undefined ? undefined : String(obs.nodeCount)],
-    ['Instance', obs.instanceType ? `${obs.instanceType} (${obs.capacityType ?? '-'})` : undefined],
+    ['Nodes (all node groups)', obs.nodeCount === undefined ? undefined : String(obs.nodeCount)],
     ['ARN', obs.arn],
     ['Endpoint', obs.endpoint],
   ]);
@@ -193,8 +194,8 @@ function lastDrift(r) {
   return [
     simpleTable(
       `Drifted condition now: ${condition(r, 'Drifted')?.status ?? 'Unknown'}`,
-      ['FIELD', 'WANT', 'FOUND'],
-      st.lastDrift.map((d) => [d.field, String(d.desired), String(d.observed)]),
+      ['POOL', 'FIELD', 'WANT', 'FOUND'],
+      st.lastDrift.map((d) => [driftPool(d.field), d.field, String(d.desired), String(d.observed)]),
     ),
   ];
 }
@@ -228,7 +229,7 @@ function generationNote(r) {
   );
 }
 
-/** The selected cluster: conditions, desired vs observed, last plan, last drift, violations, history. */
+/** The selected cluster: conditions, desired vs observed, pools, last plan, last drift, violations, history. */
 export function renderDetails(panel, r, onClose) {
   if (!r) {
     panel.hidden = true;
@@ -241,12 +242,8 @@ export function renderDetails(panel, r, onClose) {
     detailHead(r, onClose),
     generationNote(r),
     section('Conditions', conditions(st)),
-    h(
-      'div',
-      { class: 'two' },
-      section('Desired', desired(r.spec)),
-      section('Observed', observed(st?.observed)),
-    ),
+    h('div', { class: 'two' }, section('Desired', desired(r)), section('Observed', observed(st?.observed))),
+    section('Node pools', pools(r)),
     section('Last plan', plan(st?.lastPlan)),
     section('Last drift found', lastDrift(r)),
     section('Policy violations', violations(st)),
