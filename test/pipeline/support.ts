@@ -1,6 +1,7 @@
 /** Scenario harness: the embedded control plane with fast EKS and short waits, plus assertions helpers. */
 
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { POOL_TAG } from '../../lambdas/core/ownership.js';
 import {
   type CloudClusterSpec,
   type CloudClusterSpecInput,
@@ -105,4 +106,94 @@ export async function statusOf(h: Harness, id: string) {
 
 export function condition(status: Awaited<ReturnType<typeof statusOf>>, type: string) {
   return status?.conditions.find((c) => c.type === type);
+}
+
+/** A node group as the simulator holds it at this instant. */
+export interface SimNodegroup {
+  readonly name: string;
+  readonly status: string;
+  /** The pool CloudOrch tagged it with (absent on groups it did not create for a pool). */
+  readonly pool: string | undefined;
+  readonly version: string;
+  readonly instanceTypes: readonly string[];
+  readonly capacityType: string;
+  readonly scaling: { minSize: number; maxSize: number; desiredSize: number };
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly { key: string; value?: string; effect: string }[];
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** An update the simulator started (UpdateClusterVersion, UpdateNodegroupVersion or -Config), oldest first. */
+export interface SimUpdate {
+  readonly type: string;
+  readonly nodegroupName: string | undefined;
+  readonly version: string | undefined;
+}
+
+/**
+ * The simulator's own state for one cluster, read in process: no EKS call is made or counted, so a
+ * test may sample it while a run is going without changing the call counts it asserts. Transitions
+ * that are due are applied first, as the next EKS request would.
+ */
+export function simCluster(h: Harness, name: string) {
+  h.cp.sim.state.tick();
+  const c = h.cp.sim.state.allClusters().find((x) => x.name === name);
+  if (!c) return undefined;
+  const nodegroups: SimNodegroup[] = [...c.nodegroups.values()].map((ng) => ({
+    name: ng.name,
+    status: ng.status,
+    pool: ng.tags[POOL_TAG],
+    version: ng.version,
+    instanceTypes: [...ng.instanceTypes],
+    capacityType: ng.capacityType,
+    scaling: { ...ng.scaling },
+    labels: { ...ng.labels },
+    taints: ng.taints.map((t) => ({ ...t })),
+    tags: { ...ng.tags },
+  }));
+  const updates: SimUpdate[] = c.updates.map((u) => ({
+    type: u.type,
+    nodegroupName: u.nodegroupName,
+    version: u.params.find((p) => p.type === 'Version')?.value,
+  }));
+  return { status: c.status, version: c.version, nodegroups, updates };
+}
+
+/** One operation the provider applied, with the cluster's node groups as they were just before it. */
+export interface AppliedOp {
+  readonly kind: string;
+  readonly nodegroupName: string | undefined;
+  readonly before: readonly SimNodegroup[];
+}
+
+/** Records every operation the provider applies for `cluster` until `stop()` restores it. */
+export function watchApplies(h: Harness, cluster: string): { log: AppliedOp[]; stop: () => void } {
+  const provider = h.cp.deps.provider;
+  const apply = provider.apply.bind(provider);
+  const log: AppliedOp[] = [];
+  provider.apply = async (op) => {
+    if (op.clusterName === cluster)
+      log.push({
+        kind: op.kind,
+        nodegroupName: 'nodegroupName' in op ? op.nodegroupName : undefined,
+        before: simCluster(h, cluster)?.nodegroups ?? [],
+      });
+    return apply(op);
+  };
+  return { log, stop: () => (provider.apply = apply) };
+}
+
+/** Samples the cluster's node groups every `everyMs` until `stop()`, which returns the samples. */
+export function sampleNodegroups(h: Harness, cluster: string, everyMs = 1) {
+  const samples: (readonly SimNodegroup[])[] = [];
+  const take = () => samples.push(simCluster(h, cluster)?.nodegroups ?? []);
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      take();
+      return samples;
+    },
+  };
 }
