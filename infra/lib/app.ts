@@ -27,6 +27,7 @@ export const CONTEXT = {
   driftCorrectionMinutes: 'cloudorch:driftCorrectionMinutes',
   bridgeOidcProviderArn: 'cloudorch:bridgeOidcProviderArn',
   bridgeOidcIssuer: 'cloudorch:bridgeOidcIssuer',
+  deleteForeignNodegroups: 'cloudorch:deleteForeignNodegroups',
 } as const;
 
 /** A list from context: a JSON array or a comma-separated string. */
@@ -46,6 +47,14 @@ function positive(v: unknown, key: string): number | undefined {
   return n;
 }
 
+/** A switch from context: `true` or `false` (a boolean, or its text as `-c key=value` gives it). */
+function flag(v: unknown, key: string): boolean | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw new Error(`context ${key} must be true or false, got ${v}`);
+}
+
 /** CloudOrch props from context; anything absent keeps the construct's documented default. */
 export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policyBundle'> {
   const ctx = (k: string): unknown => scope.node.tryGetContext(k);
@@ -59,6 +68,7 @@ export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policy
   const email = ctx(CONTEXT.alarmEmail) as string | undefined;
   const oidcArn = ctx(CONTEXT.bridgeOidcProviderArn) as string | undefined;
   const oidcIssuer = ctx(CONTEXT.bridgeOidcIssuer) as string | undefined;
+  const deleteForeign = flag(ctx(CONTEXT.deleteForeignNodegroups), CONTEXT.deleteForeignNodegroups);
   const imported = (id: string, arn: string) => iam.Role.fromRoleArn(scope, id, arn, { mutable: false });
   return {
     ...(subnetIds ? { subnetIds } : {}),
@@ -70,6 +80,7 @@ export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policy
     ...(drift ? { driftCorrectionWindow: Duration.minutes(drift) } : {}),
     ...(email ? { alarmEmail: email } : {}),
     ...(oidcArn && oidcIssuer ? { bridge: { irsa: { oidcProviderArn: oidcArn, oidcIssuer } } } : {}),
+    ...(deleteForeign !== undefined ? { deleteForeignNodegroups: deleteForeign } : {}),
   };
 }
 

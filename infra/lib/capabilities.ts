@@ -18,8 +18,9 @@
  *   adds `cloudorch.io/released=<record id>`, an ordinary tag. Only a cluster carrying that marker
  *   may have its owner replaced (EksClaimReleased), again with nothing but the two ownership tags.
  *   Which record may claim it is decided by the target claim item, not by IAM.
- * - Node groups an adopted cluster already had carry no ownership tag, so IAM refuses to change or
- *   delete them; CloudOrch only manages node groups it created.
+ * - Node groups CloudOrch did not create (an adopted cluster's own, say) carry no ownership tag, so
+ *   IAM refuses to change them, and to delete them unless the stack opts in (`deleteForeignNodegroups`:
+ *   EksDeleteForeignNodegroups, apply only). Even then the policy decides whether the plan may.
  * - DynamoDB writes are limited to the attributes each step owns with `dynamodb:Attributes`.
  *   Attributes named only in a condition expression (the lease holder check) must be listed as well,
  *   so IAM cannot tell "reads lease in a condition" from "writes lease"; the store's conditions do.
@@ -135,6 +136,8 @@ export interface CapabilityTargets {
   readonly policyBundleObjectArn: string;
   readonly clusterRole: iam.IRole;
   readonly nodeRole: iam.IRole;
+  /** Whether apply may delete node groups CloudOrch did not create (no ownership tag to require). */
+  readonly deleteForeignNodegroups: boolean;
 }
 
 function eksArns(scope: Stack): { clusters: string; nodegroups: string } {
@@ -152,9 +155,16 @@ const OWNERSHIP_KEYS = [OWNER_TAG, MANAGED_BY_TAG];
  */
 const FIXED_KEYS = [...OWNERSHIP_KEYS, POOL_TAG];
 
-function eksWrite(scope: Stack): iam.PolicyStatement[] {
+function eksWrite(scope: Stack, deleteForeign: boolean): iam.PolicyStatement[] {
   const { clusters, nodegroups } = eksArns(scope);
+  // Opt-in: a foreign node group has no tag a condition could require. The policy still decides.
+  const foreign = new iam.PolicyStatement({
+    sid: 'EksDeleteForeignNodegroups',
+    actions: [eks(OPERATION_CALLS.DeleteNodegroup.call)],
+    resources: [nodegroups],
+  });
   return [
+    ...(deleteForeign ? [foreign] : []),
     new iam.PolicyStatement({
       sid: 'EksCreateOnlyOwned',
       actions: [...EKS_CREATE_ACTIONS],
@@ -324,7 +334,7 @@ export function statementsFor(
         }),
       ];
     case 'eks:write':
-      return eksWrite(scope);
+      return eksWrite(scope, t.deleteForeignNodegroups);
     case 'iam:pass-eks-roles':
       return [
         new iam.PolicyStatement({

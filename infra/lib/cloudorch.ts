@@ -131,6 +131,13 @@ export interface CloudOrchProps {
    * @default RemovalPolicy.RETAIN (deletion protection is on as well)
    */
   readonly tableRemovalPolicy?: RemovalPolicy;
+  /**
+   * Let the apply function delete node groups CloudOrch did not create (no ownership tags, e.g. an
+   * adopted cluster's own), which IAM otherwise refuses; the policy must still allow it
+   * (`foreignNodegroups.allowDeletion`).
+   * @default false: only node groups tagged managed-by=cloudorch can be deleted
+   */
+  readonly deleteForeignNodegroups?: boolean;
 }
 
 export class CloudOrch extends Construct {
@@ -253,6 +260,7 @@ export class CloudOrch extends Construct {
       policyBundleObjectArn: this.policyBundle.bucket.arnForObjects(this.policyBundle.objectKey),
       clusterRole: this.clusterRole,
       nodeRole: this.nodeRole,
+      deleteForeignNodegroups: props.deleteForeignNodegroups ?? false,
     };
     for (const key of FUNCTION_KEYS) {
       const caps: readonly string[] = FUNCTIONS[key].capabilities;

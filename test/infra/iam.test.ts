@@ -156,10 +156,22 @@ describe('apply: EKS mutations limited by ownership tags', () => {
   const managed = `aws:ResourceTag/${MANAGED_BY_TAG}`;
 
   it('updates and deletes only resources tagged managed-by=cloudorch', () => {
-    for (const action of ['eks:UpdateClusterVersion', 'eks:UpdateNodegroupConfig', 'eks:DeleteCluster']) {
-      for (const st of withAction('apply', action)) {
-        expect(st.Condition?.['StringEquals']?.[managed]).toBe('cloudorch');
-      }
+    const actions = [
+      'eks:UpdateClusterVersion',
+      'eks:UpdateNodegroupConfig',
+      'eks:DeleteNodegroup',
+      'eks:DeleteCluster',
+    ];
+    for (const action of actions) {
+      const sts = withAction('apply', action);
+      expect(sts.length, action).toBeGreaterThan(0);
+      for (const st of sts) expect(st.Condition?.['StringEquals']?.[managed], action).toBe('cloudorch');
+    }
+  });
+
+  it('without deleteForeignNodegroups, no role may delete a node group CloudOrch did not create', () => {
+    for (const key of Object.keys(FUNCTIONS) as FunctionKey[]) {
+      expect(statements[key].filter((st) => st.Sid === 'EksDeleteForeignNodegroups')).toEqual([]);
     }
   });
 
