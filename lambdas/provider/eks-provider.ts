@@ -39,6 +39,7 @@ import type {
   TrackedUpdate,
 } from '../core/provider.js';
 import { type EksClientOptions, EksClients } from './clients.js';
+import { explainDenied } from './errors.js';
 import { applyOperation } from './ops.js';
 import { required, selectUpdate, toObservedCluster, toObservedNodegroup } from './to-observation.js';
 
@@ -131,7 +132,11 @@ export class EksProvider implements ClusterProvider {
   }
 
   async apply(op: MutatingOperation): Promise<ApplyResult> {
-    return call(() => applyOperation(this.client(op.region), op));
+    try {
+      return await call(() => applyOperation(this.client(op.region), op));
+    } catch (e) {
+      throw explainDenied(op, e);
+    }
   }
 
   private async listNodegroups(client: EKSClient, clusterName: string): Promise<string[]> {
