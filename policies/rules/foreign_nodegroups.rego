@@ -9,7 +9,7 @@ import data.cloudorch.lib
 violations contains {
 	"rule": "foreign-nodegroup-deletion",
 	"severity": "error",
-	"message": sprintf("the plan deletes node group %v, which CloudOrch did not create (it lacks the tags %v=cloudorch and %v); delete it yourself, set settings.foreignNodegroups.allowDeletion to true, or waive this rule for the cluster", [op.nodegroupName, lib.managed_by_tag, lib.owner_tag]),
+	"message": sprintf("the plan deletes node group %v, which CloudOrch did not create (it lacks the tags %v=cloudorch and %v); delete it yourself, or allow it (settings.foreignNodegroups.allowDeletion true, and in AWS the stack prop deleteForeignNodegroups), or waive this rule for the cluster", [op.nodegroupName, lib.managed_by_tag, lib.owner_tag]),
 } if {
 	not deletion_allowed
 	some op in input.plan

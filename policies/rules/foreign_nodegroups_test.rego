@@ -20,7 +20,7 @@ test_deleting_a_foreign_group_is_denied if {
 	vs == {{
 		"rule": "foreign-nodegroup-deletion",
 		"severity": "error",
-		"message": "the plan deletes node group team-batch, which CloudOrch did not create (it lacks the tags cloudorch.io/managed-by=cloudorch and cloudorch.io/owner); delete it yourself, set settings.foreignNodegroups.allowDeletion to true, or waive this rule for the cluster",
+		"message": "the plan deletes node group team-batch, which CloudOrch did not create (it lacks the tags cloudorch.io/managed-by=cloudorch and cloudorch.io/owner); delete it yourself, or allow it (settings.foreignNodegroups.allowDeletion true, and in AWS the stack prop deleteForeignNodegroups), or waive this rule for the cluster",
 	}}
 }
 
