@@ -41,8 +41,9 @@ function fail(msg: string): never {
   throw new EksRuleViolation(msg);
 }
 
-const inFlight = (r: { health: Health; update?: { health: Health } }) =>
-  r.health !== Health.Healthy || r.update?.health === Health.Progressing;
+/** EKS refuses calls on a resource still in a transition (a DEGRADED or FAILED one may be changed). */
+const inFlight = (r: { status: string; update?: { status: string } }) =>
+  ['CREATING', 'UPDATING', 'DELETING', 'PENDING'].includes(r.status) || r.update?.status === 'InProgress';
 
 let updates = 0;
 function startUpdate<T extends ObservedCluster | ObservedNodegroup>(r: T, type: string): T {

@@ -7,7 +7,6 @@
  */
 import fc from 'fast-check';
 import { catalog } from '../../../lambdas/core/catalog.js';
-import { Health } from '../../../lambdas/core/health.js';
 import type { Observation, ObservedNodegroup, UpdateConfig } from '../../../lambdas/core/observation.js';
 import { createdByCloudOrch, ownershipTags, POOL_TAG } from '../../../lambdas/core/ownership.js';
 import { detectDrift } from '../../../lambdas/core/plan/fields.js';
@@ -251,9 +250,8 @@ function poolOf(ng: ObservedNodegroup): string | undefined {
   return ng.tags[POOL_TAG] ?? DEFAULT_POOL;
 }
 
-/** A group that runs nodes: not still being created, not going away. */
-const serving = (ng: ObservedNodegroup) =>
-  ng.status !== 'CREATING' && ng.health !== Health.Deleting && ng.health !== Health.Failed;
+/** A group whose nodes serve the pool: ACTIVE, or ACTIVE before the update it is running. */
+const serving = (ng: ObservedNodegroup) => ng.status === 'ACTIVE' || ng.status === 'UPDATING';
 
 const servedPools = (spec: CloudClusterSpec, o: Observation) =>
   new Set(
