@@ -15,25 +15,8 @@ import {
   observation,
   spec,
 } from './support/fixtures.js';
+import { GENERAL, SPOT, SYSTEM } from './support/pools.js';
 
-type PoolInput = NonNullable<CloudClusterSpecInput['nodeGroups']>[number];
-const SYSTEM: PoolInput = {
-  name: 'system',
-  instanceTypes: ['t3.large'],
-  nodeCount: 2,
-  labels: { role: 'system' },
-  taints: [{ key: 'CriticalAddonsOnly', effect: 'NO_SCHEDULE' }],
-};
-const GENERAL: PoolInput = { name: 'general', instanceTypes: ['m6i.large'], nodeCount: 3 };
-const SPOT: PoolInput = {
-  name: 'spot',
-  instanceTypes: ['m5.large', 'm6i.large'],
-  capacityType: 'SPOT',
-  nodeCount: 2,
-  minSize: 0,
-  maxSize: 10,
-  scaling: 'external',
-};
 const three = (over: Partial<CloudClusterSpecInput> = {}) =>
   ({ nodeGroups: [SYSTEM, GENERAL, SPOT], ...over }) as Partial<CloudClusterSpecInput>;
 const s3 = spec(three());

@@ -15,6 +15,7 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CloudClusterSpecInput, specSchema } from '../../lambdas/core/spec/schema.js';
 import { LOCAL_DEFAULTS, LOCAL_TABLE } from '../../local/runtime/control-plane.js';
+import { GENERAL, type PoolInput, SPOT, SYSTEM } from '../core/support/pools.js';
 import {
   applyAndSettle,
   condition,
@@ -29,24 +30,6 @@ import {
   watchApplies,
 } from './support.js';
 
-type PoolInput = NonNullable<CloudClusterSpecInput['nodeGroups']>[number];
-const SYSTEM: PoolInput = {
-  name: 'system',
-  instanceTypes: ['t3.large'],
-  nodeCount: 2,
-  labels: { role: 'system' },
-  taints: [{ key: 'CriticalAddonsOnly', effect: 'NO_SCHEDULE' }],
-};
-const GENERAL: PoolInput = { name: 'general', instanceTypes: ['m6i.large'], nodeCount: 3 };
-const SPOT: PoolInput = {
-  name: 'spot',
-  instanceTypes: ['m5.large', 'm6i.large'],
-  capacityType: 'SPOT',
-  nodeCount: 2,
-  minSize: 0,
-  maxSize: 10,
-  scaling: 'external',
-};
 const THREE = [SYSTEM, GENERAL, SPOT];
 
 const pools = (clusterName: string, nodeGroups: PoolInput[], over: Partial<CloudClusterSpecInput> = {}) =>

@@ -50,6 +50,24 @@ export const poolScaling = {
     },
 };
 
+/**
+ * A mutable part compared on the pool's current group: what an update would send (undefined when
+ * nothing differs), and the drift it shows, as text of the wanted and the observed value.
+ */
+function mutablePart<Change, Value>(
+  part: string,
+  changes: (pg: PoolGroups, ng: ObservedNodegroup) => Change | undefined,
+  wanted: (pg: PoolGroups) => Value,
+  observed: (ng: ObservedNodegroup) => Value,
+  text: (v: Value) => string,
+) {
+  const drift: PoolDrift = (_ctx, pg) =>
+    pg.current && changes(pg, pg.current) !== undefined
+      ? diff(poolField(pg.pool.name, part), text(wanted(pg)), text(observed(pg.current)))
+      : [];
+  return { changes, drift };
+}
+
 const sortedEntries = (labels: Readonly<Record<string, string>>) =>
   JSON.stringify(Object.fromEntries(Object.entries(labels).sort()));
 
@@ -62,17 +80,13 @@ function labelChanges({ pool }: PoolGroups, ng: ObservedNodegroup): LabelChanges
     : { addOrUpdateLabels: add, removeLabels: remove };
 }
 
-export const poolLabels = {
-  changes: labelChanges,
-  drift: ((_ctx, pg): DriftItem[] =>
-    pg.current && labelChanges(pg, pg.current)
-      ? diff(
-          poolField(pg.pool.name, 'labels'),
-          sortedEntries(pg.pool.labels),
-          sortedEntries(pg.current.labels),
-        )
-      : []) satisfies PoolDrift,
-};
+export const poolLabels = mutablePart(
+  'labels',
+  labelChanges,
+  (pg) => pg.pool.labels,
+  (ng) => ng.labels,
+  sortedEntries,
+);
 
 /** Key and effect identify a taint (as in Kubernetes and EKS); the value is what an update changes. */
 const sameTaint = (a: ObservedTaint, b: ObservedTaint) => a.key === b.key && a.effect === b.effect;
@@ -93,13 +107,13 @@ function taintChanges({ pool }: PoolGroups, ng: ObservedNodegroup): TaintChanges
     : { addOrUpdateTaints: add, removeTaints: remove };
 }
 
-export const poolTaints = {
-  changes: taintChanges,
-  drift: ((_ctx, pg): DriftItem[] =>
-    pg.current && taintChanges(pg, pg.current)
-      ? diff(poolField(pg.pool.name, 'taints'), taintText(pg.pool.taints), taintText(pg.current.taints))
-      : []) satisfies PoolDrift,
-};
+export const poolTaints = mutablePart(
+  'taints',
+  taintChanges,
+  (pg): readonly ObservedTaint[] => pg.pool.taints,
+  (ng) => ng.taints,
+  taintText,
+);
 
 const updateConfigText = (u: UpdateConfig | undefined) =>
   u?.maxUnavailablePercentage !== undefined
@@ -116,17 +130,13 @@ function updateConfigChanges({ pool }: PoolGroups, ng: ObservedNodegroup): Updat
   return same ? undefined : want;
 }
 
-export const poolUpdateConfig = {
-  changes: updateConfigChanges,
-  drift: ((_ctx, pg): DriftItem[] =>
-    pg.current && updateConfigChanges(pg, pg.current)
-      ? diff(
-          poolField(pg.pool.name, 'updateConfig'),
-          updateConfigText(pg.pool.updateConfig),
-          updateConfigText(pg.current.updateConfig),
-        )
-      : []) satisfies PoolDrift,
-};
+export const poolUpdateConfig = mutablePart(
+  'updateConfig',
+  updateConfigChanges,
+  (pg): UpdateConfig | undefined => pg.pool.updateConfig,
+  (ng) => ng.updateConfig,
+  updateConfigText,
+);
 
 /**
  * An immutable part the pool's group name is hashed over: while the pool has no group of the desired
