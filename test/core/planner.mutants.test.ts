@@ -2,7 +2,7 @@
  * The property check catches broken planners. Each mutant wraps the real `plan` and reorders its
  * output the way a plausible bug would, so its first action breaks one rule the property states;
  * the same fast-check run (fixed seed) must find a counterexample for every mutant and none for the
- * real planner. The counterexample is the shrunk scenario, printed on failure.
+ * real planner, and each mutant's must break the rule that mutant targets.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
