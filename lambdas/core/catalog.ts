@@ -29,3 +29,22 @@ export function supportPhase(version: string, at: Date, cat: Catalog = catalog):
   if (day < s.endOfExtendedSupport) return 'extended';
   return 'end-of-life';
 }
+
+/**
+ * The CPU architecture of an instance type, from its family: Graviton families have a `g` after the
+ * generation digit (m6g, t4g, c7gn); the allow-list's other families are x86_64.
+ */
+export function architectureOf(instanceType: string): 'arm64' | 'x86_64' {
+  const family = instanceType.split('.')[0] ?? '';
+  return /^[a-z]+\d+[a-z]*g[a-z]*$/.test(family) && !/^[gp]\d/.test(family) ? 'arm64' : 'x86_64';
+}
+
+/** GPU families (g*, p*): they need the NVIDIA AMI variant, and the policy's GPU-taint rule reads this. */
+export function isGpuInstanceType(instanceType: string): boolean {
+  return /^[gp]\d/.test(instanceType.split('.')[0] ?? '');
+}
+
+/** The architecture an EKS AMI type runs on. */
+export function architectureOfAmi(amiType: string): 'arm64' | 'x86_64' {
+  return amiType.includes('ARM_64') ? 'arm64' : 'x86_64';
+}

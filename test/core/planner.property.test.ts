@@ -13,6 +13,7 @@ import { firstAction, plan } from '../../lambdas/core/plan/plan.js';
 import { shortHash } from '../../lambdas/core/plan/tokens.js';
 import type { CreateNodegroup, Desired, MutatingOperation } from '../../lambdas/core/plan/types.js';
 import { type CloudClusterSpec, specSchema } from '../../lambdas/core/spec/schema.js';
+import { validateSpec } from '../../lambdas/core/spec/validate.js';
 import { applyToModel, settle } from './support/eks-model.js';
 import { cluster, converged, DEFAULTS, ID, nodegroupFor, observation } from './support/fixtures.js';
 import { checkConvergence, converge, PropertyViolation, scenarioArb } from './support/planner-check.js';
@@ -132,9 +133,9 @@ describe('planner: property, flat specs as before pools', () => {
   });
 });
 
-/** A spec of `pools` on-demand pools p0, p1, ... of t3.medium, one node each; null if validation refuses it. */
-function poolsSpec(pools: number, over: Record<string, unknown> = {}): CloudClusterSpec | null {
-  const parsed = specSchema.safeParse({
+/** The input of `pools` on-demand pools p0, p1, ... of t3.medium, one node each, `over` on p0. */
+function poolsInput(pools: number, over: Record<string, unknown> = {}) {
+  return {
     provider: 'aws',
     region: 'us-east-1',
     clusterName: 'demo',
@@ -145,7 +146,12 @@ function poolsSpec(pools: number, over: Record<string, unknown> = {}): CloudClus
       nodeCount: 1,
       ...(i === 0 ? over : {}),
     })),
-  });
+  };
+}
+
+/** That spec, validated; null if validation refuses it. */
+function poolsSpec(pools: number, over: Record<string, unknown> = {}): CloudClusterSpec | null {
+  const parsed = specSchema.safeParse(poolsInput(pools, over));
   return parsed.success ? parsed.data : null;
 }
 
@@ -167,41 +173,54 @@ function defect(spec: CloudClusterSpec | null, start: (s: CloudClusterSpec) => O
 
 const SYMPTOM_FREE = '';
 
-/**
- * Open defects the model finds, for the lead to fix in lambdas/. Each is `it.fails` so the suite stays
- * green while it is open: once fixed, the test passes, vitest reports that, and it becomes a plain `it`.
- */
-describe('planner: open defects the EKS model finds', () => {
-  it.fails('a SPOT pool mixing x86 and Graviton types gets one AMI type, and EKS refuses the group', () => {
-    const s = poolsSpec(1, { capacityType: 'SPOT', instanceTypes: ['t3.large', 'm6g.large'] });
-    expect(defect(s, () => observation(null))).toBe(SYMPTOM_FREE);
+/** Defects the model found in the planner and the schema, each kept as a test of its fix. */
+describe('planner: defects the EKS model found', () => {
+  const issueAt = (over: Record<string, unknown>) => {
+    const r = validateSpec({ ...poolsInput(1, over) });
+    return r.ok ? [] : r.issues.map((i) => i.field);
+  };
+
+  it('a SPOT pool mixing x86 and Graviton types is refused by validation (one AMI per group)', () => {
+    expect(issueAt({ capacityType: 'SPOT', instanceTypes: ['t3.large', 'm6g.large'] })).toEqual([
+      'spec.nodeGroups.0.instanceTypes',
+    ]);
   });
 
-  it.fails('a pool setting an ARM AMI type on x86 instances validates, and EKS refuses the group', () => {
-    expect(defect(poolsSpec(1, { amiType: 'AL2023_ARM_64_STANDARD' }), () => observation(null))).toBe(
-      SYMPTOM_FREE,
-    );
+  it('an ARM AMI type on x86 instances is refused by validation', () => {
+    expect(issueAt({ amiType: 'AL2023_ARM_64_STANDARD' })).toEqual(['spec.nodeGroups.0.amiType']);
   });
 
-  // p0 takes the place of the removed pool `gone`: its group is created before the orphan may go.
-  it.fails('at the quota of 30 node groups, a pool added while a removed pool holds a slot is refused', () => {
-    const gone = poolsSpec(30, { name: 'gone' })!;
-    expect(defect(poolsSpec(30), () => converged(gone))).toBe(SYMPTOM_FREE);
+  it('the schema keeps one slot of the 30-group quota free: 30 pools are refused', () => {
+    expect(poolsSpec(30)).toBeNull();
   });
 
-  it.fails('at the quota of 30 node groups, replacing a pool asks EKS for a 31st group', () => {
-    const before = poolsSpec(30)!;
-    expect(defect(poolsSpec(30, { capacityType: 'SPOT' }), () => converged(before))).toBe(SYMPTOM_FREE);
+  it('29 pools: a replacement runs beside its group within the quota', () => {
+    const before = poolsSpec(29)!;
+    expect(defect(poolsSpec(29, { capacityType: 'SPOT' }), () => converged(before))).toBe(SYMPTOM_FREE);
+  });
+
+  // p0 takes the place of the removed pool `gone`, and a foreign group fills the 30th slot.
+  it("at the quota, a removed pool's group makes room before a new pool's group is created", () => {
+    const gone = poolsSpec(29, { name: 'gone' })!;
+    const full = (s: CloudClusterSpec) => {
+      const o = converged(gone);
+      const foreign = nodegroupFor(s, { name: 'team-made', tags: {} }, 'p1');
+      return observation(o.cluster, [...o.nodegroups, foreign]);
+    };
+    expect(defect(poolsSpec(29), full)).toBe(SYMPTOM_FREE);
   });
 
   // A DEGRADED group (e.g. AsgInstanceLaunchFailures, no spot capacity) may run no node at all.
-  it.fails("a pool's old group is deleted while its replacement is DEGRADED, not ACTIVE", () => {
+  it("a pool's old group is kept while its replacement is DEGRADED, not ACTIVE", () => {
     const before = poolsSpec(2)!;
     const degraded = (s: CloudClusterSpec) =>
       observation(cluster({ version: '1.33', tags: ownershipTags(ID) }), [
         ...converged(before).nodegroups,
         nodegroupFor(s, { status: 'DEGRADED', health: Health.Degraded }, 'p0'),
       ]);
-    expect(defect(poolsSpec(2, { capacityType: 'SPOT' }), degraded)).toBe(SYMPTOM_FREE);
+    const s = poolsSpec(2, { capacityType: 'SPOT' })!;
+    const ops = plan({ id: ID, spec: s, generation: 1, deletionRequested: false }, degraded(s), DEFAULTS);
+    expect(ops.some((op) => op.kind === 'DeleteNodegroup')).toBe(false);
+    expect(ops).toContainEqual(expect.objectContaining({ kind: 'Impossible', field: 'nodeGroups[p0]' }));
   });
 });

@@ -220,4 +220,21 @@ describe('planner: pools', () => {
     expect(ops.every((op) => op.kind === 'Impossible')).toBe(true);
     expect(ops.map((op) => op.kind === 'Impossible' && op.field)).toContain('kubernetesVersion');
   });
+
+  it("a foreign group holding a pool's derived name is never taken for the pool's: the name is reported taken", () => {
+    const o = converged(s3);
+    const impostor = { ...o.nodegroups[1]!, tags: { team: 'a' } };
+    const ops = plan(
+      desired(three()),
+      observation(o.cluster, [o.nodegroups[0]!, impostor, o.nodegroups[2]!]),
+      DEFAULTS,
+    );
+    expect(ops).toEqual([
+      expect.objectContaining({
+        kind: 'Impossible',
+        field: 'nodeGroups[general]',
+        reason: expect.stringMatching(/taken by a group CloudOrch did not create/),
+      }),
+    ]);
+  });
 });

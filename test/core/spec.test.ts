@@ -27,10 +27,22 @@ const POOL_BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, fie
   ['no pool at all', pools(), 'spec.nodeGroups', /at least one pool/],
   ['neither form', flatless, 'spec.nodeCount', /^spec\.nodeCount: required$/],
   [
-    'more than 30 pools',
-    pools(...Array.from({ length: 31 }, (_, i) => pool({ name: `p${i}` }))),
+    'more than 29 pools',
+    pools(...Array.from({ length: 30 }, (_, i) => pool({ name: `p${i}` }))),
     'spec.nodeGroups',
-    /at most 30 pools/,
+    /at most 29 pools/,
+  ],
+  [
+    'x86 and Graviton in one pool',
+    pools(pool({ capacityType: 'SPOT', instanceTypes: ['m5.large', 'm6g.large'] })),
+    'spec.nodeGroups.0.instanceTypes',
+    /share a CPU architecture.*m6g.large is arm64/,
+  ],
+  [
+    'ARM AMI on x86 instances',
+    pools(pool({ amiType: 'BOTTLEROCKET_ARM_64' })),
+    'spec.nodeGroups.0.amiType',
+    /runs on arm64, the pool's instance types are x86_64/,
   ],
   ['pool names twice', pools(pool(), pool()), 'spec.nodeGroups.1.name', /used twice/],
   [

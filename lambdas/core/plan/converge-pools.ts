@@ -6,6 +6,7 @@
 import { Health } from '../health.js';
 import type { ObservedNodegroup } from '../observation.js';
 import { ownershipTags, POOL_TAG } from '../ownership.js';
+import { LIMITS } from '../spec/rules.js';
 import type { Decision, PlanContext, Stage } from './converge-types.js';
 import { FIELD_TABLE } from './fields.js';
 import { impossible } from './guards.js';
@@ -74,29 +75,57 @@ const deleteGroup = (
 });
 
 /**
- * One pool's replacement: a group squatting on the desired name with another shape goes first; a
- * missing group is created; once it is ACTIVE (nothing is transitional at this stage) the pool's
- * other groups go. Never a capacity gap, per pool.
+ * One pool's replacement: a group of ours squatting on the desired name with another shape goes
+ * first; a missing group is created (at EKS's node group quota, a removed pool's group makes room
+ * first); once it is ACTIVE the pool's other groups go. Never a capacity gap, per pool.
  */
-function replacePool(x: PlanContext, pg: PoolGroups): MutatingOperation | undefined {
+function replacePool(x: PlanContext, pg: PoolGroups): Decision | undefined {
   const { pool, shape, current, others } = pg;
   const squatter = others.find((ng) => ng.name === shape.name);
-  if (squatter) return deleteGroup(x, squatter, 'replaced', pool.name);
-  if (!current) return createNodegroup(x, pg);
+  if (squatter) return act(deleteGroup(x, squatter, 'replaced', pool.name));
+  if (!current) return createOrMakeRoom(x, pg);
   const old = others[0];
-  return old ? deleteGroup(x, old, 'replaced', pool.name) : undefined;
+  if (!old) return undefined;
+  // DEGRADED may mean no node runs at all (no capacity, launch failures): the old group stays.
+  if (current.health !== Health.Healthy)
+    return {
+      impossible: [
+        impossible(
+          `nodeGroups[${pool.name}]`,
+          `node group ${current.name} of pool ${pool.name} is ${current.status}; the group it replaces (${old.name}) is kept until it is ACTIVE`,
+          'Check the node group health issues in EKS (capacity, subnets, node role); once the new group is ACTIVE CloudOrch deletes the old one.',
+        ),
+      ],
+    };
+  return act(deleteGroup(x, old, 'replaced', pool.name));
+}
+
+function createOrMakeRoom(x: PlanContext, pg: PoolGroups): Decision {
+  const { pool, shape } = pg;
+  const holder = x.assignment.foreign.find((ng) => ng.name === shape.name);
+  if (holder)
+    return {
+      impossible: [
+        impossible(
+          `nodeGroups[${pool.name}]`,
+          `the node group name ${shape.name} that pool ${pool.name} derives is taken by a group CloudOrch did not create`,
+          `Delete that node group (aws eks delete-nodegroup --cluster-name ${x.cluster.name} --nodegroup-name ${shape.name}), or change the pool so it derives another name.`,
+        ),
+      ],
+    };
+  const orphan = x.assignment.orphans[0];
+  if (orphan && x.nodegroups.length >= LIMITS.pool.nodegroupQuota)
+    return act(deleteGroup(x, orphan, 'pool-removed', poolOfNodegroup(orphan)));
+  return act(createNodegroup(x, pg));
 }
 
 export const replacePools: Stage = (x) => {
   const found: Impossible[] = [];
   for (const pg of x.assignment.pools) {
     const failed = failedPool(pg);
-    if (failed) {
-      found.push(failed);
-      continue;
-    }
-    const next = replacePool(x, pg);
-    if (next) return { impossible: found, next };
+    const decision = failed ? { impossible: [failed] } : replacePool(x, pg);
+    found.push(...(decision?.impossible ?? []));
+    if (decision?.next) return { impossible: found, next: decision.next };
   }
   return found.length > 0 ? { impossible: found } : undefined;
 };

@@ -1,4 +1,5 @@
 /** The managed node group a pool wants: its derived name, the immutable fields it is made with, its scaling. */
+import { architectureOf, isGpuInstanceType } from '../catalog.js';
 import type { ObservedNodegroup, ScalingConfig } from '../observation.js';
 import { DEFAULT_POOL, type NodePool } from '../spec/pools.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
@@ -74,21 +75,16 @@ export function matchesShape(ng: ObservedNodegroup, shape: NodegroupShape): bool
 }
 
 /**
- * The AMI type a pool that sets none is created with, from the first instance type's family:
- * Graviton families (a `g` after the generation digit, e.g. m7g, t4g) run ARM64, GPU families (g*,
- * p*) the NVIDIA variant; AL2023 because AL2 ends with 1.32.
+ * The AMI type a pool that sets none is created with, from its first instance type (validation keeps
+ * a pool's types on one architecture): GPU families the NVIDIA variant, Graviton ARM64; AL2023
+ * because AL2 ends with 1.32.
  */
 export function amiTypeFor(instanceType: string): string {
-  const family = instanceType.split('.')[0] ?? '';
-  if (/^[gp]\d/.test(family)) return 'AL2023_x86_64_NVIDIA';
-  if (/^[a-z]+\d+[a-z]*g[a-z]*$/.test(family)) return 'AL2023_ARM_64_STANDARD';
-  return 'AL2023_x86_64_STANDARD';
+  if (isGpuInstanceType(instanceType)) return 'AL2023_x86_64_NVIDIA';
+  return architectureOf(instanceType) === 'arm64' ? 'AL2023_ARM_64_STANDARD' : 'AL2023_x86_64_STANDARD';
 }
 
-/** Whether a pool runs GPU instances (the policy's GPU-taint rule and the AMI choice read this). */
-export function isGpuInstanceType(instanceType: string): boolean {
-  return /^[gp]\d/.test(instanceType.split('.')[0] ?? '');
-}
+export { isGpuInstanceType };
 
 function clamp(n: number, min: number, max: number): number {
   return Math.min(Math.max(n, min), max);

@@ -1,6 +1,6 @@
 /**
- * Which observed node group serves which pool. A group belongs to a pool when it has the pool's
- * derived name, or when CloudOrch created it for that pool (its `cloudorch.io/pool` tag; a group
+ * Which observed node group serves which pool. A group CloudOrch created belongs to a pool when it has
+ * the pool's derived name, or when CloudOrch created it for that pool (its `cloudorch.io/pool` tag; a group
  * made before pools existed has none and belongs to `default`). CloudOrch's groups of pools the spec
  * no longer lists are orphans; groups CloudOrch did not create are foreign.
  */
@@ -46,8 +46,10 @@ export function assignPools(
   const orphans: ObservedNodegroup[] = [];
   const foreign: ObservedNodegroup[] = [];
   for (const ng of nodegroups) {
-    const named = byName.get(ng.name);
-    const pool = named ?? (createdByCloudOrch(ng.tags) ? poolOfNodegroup(ng) : undefined);
+    // A group CloudOrch did not create stays foreign even under a pool's derived name: CloudOrch
+    // neither manages nor replaces it (the planner reports the name as taken).
+    const ours = createdByCloudOrch(ng.tags);
+    const pool = ours ? (byName.get(ng.name) ?? poolOfNodegroup(ng)) : undefined;
     if (pool === undefined) foreign.push(ng);
     else if (!listed.has(pool)) orphans.push(ng);
     else members.set(pool, [...(members.get(pool) ?? []), ng]);

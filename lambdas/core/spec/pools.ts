@@ -4,7 +4,7 @@
  * policies and the cost estimate only ever see pools.
  */
 import { z } from 'zod';
-import { catalog } from '../catalog.js';
+import { architectureOf, architectureOfAmi, catalog } from '../catalog.js';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';
 import { LIMITS } from './rules.js';
 
@@ -198,6 +198,18 @@ function checkPool(p: NodePool, at: PropertyKey[], add: AddIssue): void {
     add(
       [...at, 'instanceTypes'],
       'several instance types are allowed only with capacityType SPOT (an on-demand pool has one)',
+    );
+  const arches = new Set(p.instanceTypes.map(architectureOf));
+  if (arches.size > 1)
+    add(
+      [...at, 'instanceTypes'],
+      `instance types of one pool must share a CPU architecture (a node group has one AMI): ${p.instanceTypes.map((t) => `${t} is ${architectureOf(t)}`).join(', ')}`,
+    );
+  const arch = architectureOf(p.instanceTypes[0] ?? '');
+  if (p.amiType && arches.size === 1 && architectureOfAmi(p.amiType) !== arch)
+    add(
+      [...at, 'amiType'],
+      `amiType ${p.amiType} runs on ${architectureOfAmi(p.amiType)}, the pool's instance types are ${arch}`,
     );
   const dupType = p.instanceTypes.find((t, i) => p.instanceTypes.indexOf(t) !== i);
   if (dupType) add([...at, 'instanceTypes'], `instance type ${dupType} is listed twice`);

@@ -24,8 +24,13 @@ export const LIMITS = {
   roleArn: /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
   /** Node pools (`spec.nodeGroups`): the default quota of 30 managed node groups per cluster, EKS's rules for their parts. */
   pool: {
-    /** Default quota "managed node groups per cluster"; a replacement needs one slot more while it runs. */
-    maxPools: 30,
+    /**
+     * One under the default quota "managed node groups per cluster" (30): a replacement runs beside
+     * the group it replaces, so one slot stays free for it.
+     */
+    maxPools: 29,
+    /** The default quota "managed node groups per cluster". */
+    nodegroupQuota: 30,
     /**
      * The derived node group name (`cloudorch-<pool>-<type>-<od|spot>-<hash>`) must fit EKS's 63
      * characters: 24 leaves room for the longest allowed instance type, with spare.

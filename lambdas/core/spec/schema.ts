@@ -143,7 +143,7 @@ const specObject = z.strictObject(
           'nodeGroups must list at least one pool: a running cluster keeps one (delete the record to delete the cluster)',
       })
       .max(LIMITS.pool.maxPools, {
-        error: `at most ${LIMITS.pool.maxPools} pools per cluster (EKS quota: managed node groups per cluster)`,
+        error: `at most ${LIMITS.pool.maxPools} pools per cluster (EKS's quota of ${LIMITS.pool.nodegroupQuota} managed node groups per cluster, less one for a replacement running beside its group)`,
       })
       .optional(),
     tags: tagsSchema.default({}),
