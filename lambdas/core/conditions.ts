@@ -70,7 +70,7 @@ export const REASON_HINT = {
 
 /** PermanentError's hint when no error was thrown: EKS itself reports an update as failed. */
 export const UPDATE_FAILED_HINT =
-  'Read the update errors (aws eks describe-update), fix the cause, then change the spec (or reconcile) to try again.';
+  'Read the update errors (aws eks describe-update), fix the cause, then change the spec or run cloudorch reconcile to try again.';
 
 export interface Condition {
   readonly type: ConditionType;

@@ -18,7 +18,7 @@ import {
   success,
   unknown,
 } from './conditions.js';
-import type { Health } from './health.js';
+import { Health } from './health.js';
 import type { ObservedTaint } from './observation.js';
 import type { DriftItem } from './plan/fields.js';
 
@@ -275,6 +275,15 @@ function driftCondition(
   };
 }
 
+/**
+ * What status says was observed: this run's observation; when EKS could not be read, Unknown with
+ * nothing else (never the pools, sizes and versions of the last good answer); otherwise the last.
+ */
+function observedAfter(outcome: Outcome, ctx: OutcomeContext): { observed?: ObservedSummary } {
+  if (ctx.observed) return { observed: ctx.observed };
+  return outcome.kind === 'ObserveFailed' ? { observed: { health: Health.Unknown } } : {};
+}
+
 export function applyOutcome(
   prev: ClusterStatus | undefined,
   outcome: Outcome,
@@ -292,7 +301,7 @@ export function applyOutcome(
     observedGeneration: ctx.generation,
     ...deriveFlags(conditions),
     ...(remediation ? { remediation } : {}),
-    ...(ctx.observed ? { observed: ctx.observed } : {}),
+    ...observedAfter(outcome, ctx),
     ...(ctx.estimatedMonthlyCost !== undefined ? { estimatedMonthlyCost: ctx.estimatedMonthlyCost } : {}),
     ...(ctx.plan ? { lastPlan: ctx.plan } : {}),
     ...(ctx.ownedArn ? { ownedArn: ctx.ownedArn } : {}),

@@ -178,3 +178,30 @@ describe('Drifted never claims "matches" for what was not observed', () => {
     });
   });
 });
+
+describe('status: what could not be observed', () => {
+  it('an observation that failed leaves no pools, sizes or versions of the last good answer', () => {
+    const good = applyOutcome(
+      undefined,
+      { kind: 'Converged' },
+      {
+        generation: 1,
+        now: t0,
+        observed: {
+          health: 'Healthy',
+          version: '1.34',
+          nodeCount: 3,
+          poolCount: 1,
+          pools: [],
+        } as never,
+      },
+    );
+    expect(good.observed).toMatchObject({ version: '1.34', nodeCount: 3 });
+    const failed = applyOutcome(
+      good,
+      { kind: 'ObserveFailed', message: 'DescribeNodegroup: 503', remediation: 'retry' },
+      { generation: 1, now: t1 },
+    );
+    expect(failed.observed).toEqual({ health: 'Unknown' });
+  });
+});

@@ -499,7 +499,7 @@ describe('pipeline scenarios', () => {
     await applyAndSettle(h, id, spec('failing', { kubernetesVersion: '1.31' }));
     const st = await statusOf(h, id);
     expect(condition(st, 'Ready')).toMatchObject({ status: 'False', reason: 'PermanentError' });
-    expect(condition(st, 'Ready')?.message).toMatch(/PodEvictionFailure/);
+    expect(condition(st, 'Ready')?.message).toMatch(/of node group cloudorch-\S+ failed \(PodEvictionFailure\)/);
     expect(st?.remediation).toMatch(/describe-update/);
     const first = await sim().calls();
     // Later sweeps back off: no further mutating call for this generation.
@@ -510,6 +510,11 @@ describe('pipeline scenarios', () => {
     const after = await record('permanent error');
     expect(mutating(after)).toEqual(mutating(first));
     expect(mutating(after)).toEqual({ UpdateClusterVersion: 1, UpdateNodegroupVersion: 1 });
+    // The hint's way out: a manual reconcile tries again (the injected failure was one-shot).
+    await reconcileNow({ id });
+    await h.cp.settle();
+    expect(mutating(await sim().calls())).toEqual({ UpdateClusterVersion: 1, UpdateNodegroupVersion: 2 });
+    expect(await statusOf(h, id)).toMatchObject({ ready: true });
   });
 
   it('a cluster not owned by CloudOrch is never modified or deleted unless adopt: true', async () => {

@@ -8,15 +8,23 @@ import type { Impossible } from '../../core/plan/types.js';
 import type { ExecutionState, PlanResult } from '../contracts.js';
 import { depsOf } from '../deps.js';
 
+/**
+ * An update this generation made that EKS reports failed, with the resource it was on. A manual
+ * reconcile skips it: the human asked to try again (WriteStatus forgets the tracked updates then).
+ */
 function failedTrackedUpdate(state: ExecutionState) {
   const o = state.observed;
-  if (!o?.observation || o.trackedUpdates.length === 0) return undefined;
+  if (state.trigger === 'manual' || !o?.observation || o.trackedUpdates.length === 0) return undefined;
   const tracked = new Set(o.trackedUpdates.map((t) => t.id));
-  const updates = [o.observation.cluster?.update, ...o.observation.nodegroups.map((n) => n.update)];
+  const { cluster, nodegroups } = o.observation;
+  const updates = [
+    { on: `cluster ${cluster?.name ?? ''}`, u: cluster?.update },
+    ...nodegroups.map((n) => ({ on: `node group ${n.name}`, u: n.update })),
+  ];
   const failed = updates.find(
-    (u) => u && tracked.has(u.id) && (u.health === Health.Failed || u.health === Health.Degraded),
+    ({ u }) => u && tracked.has(u.id) && (u.health === Health.Failed || u.health === Health.Degraded),
   );
-  return failed ? { id: failed.id, errorCodes: failed.errorCodes } : undefined;
+  return failed?.u ? { id: failed.u.id, errorCodes: failed.u.errorCodes, on: failed.on } : undefined;
 }
 
 export async function planStep(state: ExecutionState): Promise<PlanResult> {
@@ -51,8 +59,8 @@ export async function planStep(state: ExecutionState): Promise<PlanResult> {
     return {
       action: 'blocked',
       ...common,
-      failedUpdate,
-      stuck: `update ${failedUpdate.id} failed (${failedUpdate.errorCodes.join(', ') || 'no error code'})`,
+      failedUpdate: { id: failedUpdate.id, errorCodes: failedUpdate.errorCodes },
+      stuck: `update ${failedUpdate.id} of ${failedUpdate.on} failed (${failedUpdate.errorCodes.join(', ') || 'no error code'})`,
     };
 
   const action = firstAction(operations);

@@ -128,7 +128,8 @@ function trackedAfter(
   prev: readonly TrackedUpdate[],
   generationChanged: boolean,
 ): TrackedUpdate[] {
-  const base = generationChanged ? [] : [...prev];
+  // A manual reconcile retries what failed: the failed updates it was told to get past are forgotten.
+  const base = generationChanged || state.trigger === 'manual' ? [] : [...prev];
   const a = state.applied;
   const op = state.plan?.next;
   if (a?.updateId && op)
