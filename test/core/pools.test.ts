@@ -237,4 +237,44 @@ describe('planner: pools', () => {
       }),
     ]);
   });
+
+  it("a group whose pool tag was removed is never taken for the default pool's; it waits for every pool", () => {
+    const withDefault = three({
+      nodeGroups: [{ name: 'default', instanceTypes: ['t3.medium'], nodeCount: 1 }, SYSTEM],
+    });
+    const before = spec(withDefault);
+    const o = converged(before);
+    const untagged = {
+      ...o.nodegroups[1]!,
+      tags: Object.fromEntries(Object.entries(o.nodegroups[1]!.tags).filter(([k]) => k !== POOL_TAG)),
+    };
+    // The system pool changes instance type: its new group comes first, whatever the old one lost.
+    const changed = three({
+      nodeGroups: [
+        { name: 'default', instanceTypes: ['t3.medium'], nodeCount: 1 },
+        { ...SYSTEM, instanceTypes: ['t3.xlarge'] },
+      ],
+    });
+    const ops = plan(desired(changed), observation(o.cluster, [o.nodegroups[0]!, untagged]), DEFAULTS);
+    expect(kinds(ops)).toEqual(['CreateNodegroup', 'DeleteNodegroup']);
+    expect(ops[0]).toMatchObject({ pool: 'system' });
+    expect(ops[1]).toMatchObject({ nodegroupName: untagged.name, reason: 'pool-removed' });
+    expect(ops[1]).not.toHaveProperty('pool');
+  });
+
+  it("reordering a spot pool's instance types, or setting a field to the value EKS runs, replaces nothing", () => {
+    const o = converged(s3);
+    const reordered = three({
+      nodeGroups: [SYSTEM, GENERAL, { ...SPOT, instanceTypes: ['m6i.large', 'm5.large'] }],
+    });
+    expect(plan(desired(reordered), o, DEFAULTS)).toEqual([]);
+    const explicit = three({
+      nodeGroups: [{ ...SYSTEM, amiType: 'AL2023_x86_64_STANDARD', diskSize: 20 }, GENERAL, SPOT],
+    });
+    expect(plan(desired(explicit), o, DEFAULTS)).toEqual([]);
+    expect(detectDrift(spec(explicit), o, DEFAULTS)).toEqual([]);
+    // A value EKS does not run still replaces the group.
+    const bigger = three({ nodeGroups: [{ ...SYSTEM, diskSize: 50 }, GENERAL, SPOT] });
+    expect(kinds(plan(desired(bigger), o, DEFAULTS))).toEqual(['CreateNodegroup', 'DeleteNodegroup']);
+  });
 });

@@ -32,19 +32,15 @@ export function desiredNodegroup(
 ): NodegroupShape {
   const nodeRoleArn = pool.nodeRoleArn ?? defaults.nodeRoleArn;
   const subnetIds = [...(pool.subnetIds ?? spec.network?.subnetIds ?? defaults.subnetIds ?? [])].sort();
-  const first = pool.instanceTypes[0] ?? '';
+  // Order does not matter to EKS for a spot pool's types (it picks by capacity), nor here.
+  const types = [...pool.instanceTypes].sort();
+  const first = types[0] ?? '';
   const extras = [
     ...(pool.amiType ? [`amiType=${pool.amiType}`] : []),
     ...(pool.diskSize !== undefined ? [`diskSize=${pool.diskSize}`] : []),
     ...(pool.name === DEFAULT_POOL ? [] : [`pool=${pool.name}`]),
   ];
-  const hash = shortHash([
-    pool.instanceTypes.join(','),
-    pool.capacityType,
-    nodeRoleArn ?? '',
-    ...subnetIds,
-    ...extras,
-  ]);
+  const hash = shortHash([types.join(','), pool.capacityType, nodeRoleArn ?? '', ...subnetIds, ...extras]);
   const prefix = pool.name === DEFAULT_POOL ? 'cloudorch-' : `cloudorch-${pool.name}-`;
   const capacity = pool.capacityType === 'SPOT' ? 'spot' : 'od';
   return {
@@ -64,9 +60,14 @@ const sameList = (a: readonly string[], b: readonly string[]) =>
 
 /** True when an observed node group really has the shape its name promises. */
 export function matchesShape(ng: ObservedNodegroup, shape: NodegroupShape): boolean {
+  return ng.name === shape.name && matchesFields(ng, shape);
+}
+
+/** True when an observed node group has every immutable field of the shape, whatever its name. */
+export function matchesFields(ng: ObservedNodegroup, shape: NodegroupShape): boolean {
   return (
-    ng.name === shape.name &&
     sameList(ng.instanceTypes, shape.instanceTypes) &&
+    (shape.subnetIds.length === 0 || sameList(ng.subnets, shape.subnetIds)) &&
     ng.capacityType === shape.capacityType &&
     (shape.nodeRoleArn === undefined || ng.nodeRole === shape.nodeRoleArn) &&
     (shape.amiType === undefined || ng.amiType === shape.amiType) &&

@@ -4,6 +4,7 @@
  * fields converge in place (UpdateNodegroupConfig); the ones EKS cannot change replace the pool's
  * group, under a new derived name, ACTIVE before the old one is deleted.
  */
+import type { ObservedNodegroup } from '../observation.js';
 import type { NodePool } from '../spec/pools.js';
 import { type DriftItem, type FieldContext, poolField } from './compare.js';
 import type { Converges } from './fields.js';
@@ -119,6 +120,13 @@ export const POOL_FIELD_TABLE = {
  * The pools as resources: a pool whose group is missing or still being replaced, and node groups no
  * pool wants, CloudOrch's (their pool left the spec) or not (created outside CloudOrch).
  */
+function orphanText(ng: ObservedNodegroup): string {
+  const pool = poolOfNodegroup(ng);
+  return pool === undefined
+    ? "CloudOrch's node group whose cloudorch.io/pool tag was removed, so it serves no pool"
+    : `CloudOrch's node group of pool ${pool}, which the spec no longer lists`;
+}
+
 export function poolsDrift({ assignment }: FieldContext): DriftItem[] {
   const items: DriftItem[] = [];
   for (const { pool, shape, current, others } of assignment.pools) {
@@ -130,7 +138,7 @@ export function poolsDrift({ assignment }: FieldContext): DriftItem[] {
     items.push({
       field: `nodeGroups (node group ${ng.name})`,
       desired: 'absent',
-      observed: `CloudOrch's node group of pool ${poolOfNodegroup(ng)}, which the spec no longer lists`,
+      observed: orphanText(ng),
     });
   for (const ng of assignment.foreign)
     items.push({

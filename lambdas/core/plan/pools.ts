@@ -8,7 +8,7 @@ import type { ObservedNodegroup } from '../observation.js';
 import { createdByCloudOrch, POOL_TAG } from '../ownership.js';
 import { DEFAULT_POOL, type NodePool } from '../spec/pools.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
-import { desiredNodegroup, matchesShape, type NodegroupShape } from './nodegroup.js';
+import { desiredNodegroup, matchesFields, matchesShape, type NodegroupShape } from './nodegroup.js';
 import type { PlanDefaults } from './types.js';
 
 export interface PoolGroups {
@@ -29,9 +29,16 @@ export interface PoolAssignment {
   readonly foreign: readonly ObservedNodegroup[];
 }
 
-/** The pool a CloudOrch-created group was made for. */
-export function poolOfNodegroup(ng: ObservedNodegroup): string {
-  return ng.tags[POOL_TAG] ?? DEFAULT_POOL;
+/** The name the seed derived for its one node group: `cloudorch-<family>-<size>-<od|spot>-<hash>`. */
+const SEED_NAME = /^cloudorch-[a-z0-9]+-[a-z0-9]+-(od|spot)-[0-9a-f]{6}$/;
+
+/**
+ * The pool a CloudOrch-created group was made for: its pool tag; a group from before pools (the
+ * seed's name, no tag) is the pool `default`'s. Undefined when the tag was removed from a pool's
+ * group: such a group is never taken for another pool's (it waits, as an orphan, for every pool).
+ */
+export function poolOfNodegroup(ng: ObservedNodegroup): string | undefined {
+  return ng.tags[POOL_TAG] ?? (SEED_NAME.test(ng.name) ? DEFAULT_POOL : undefined);
 }
 
 export function assignPools(
@@ -48,15 +55,19 @@ export function assignPools(
   for (const ng of nodegroups) {
     // A group CloudOrch did not create stays foreign even under a pool's derived name: CloudOrch
     // neither manages nor replaces it (the planner reports the name as taken).
-    const ours = createdByCloudOrch(ng.tags);
-    const pool = ours ? (byName.get(ng.name) ?? poolOfNodegroup(ng)) : undefined;
-    if (pool === undefined) foreign.push(ng);
-    else if (!listed.has(pool)) orphans.push(ng);
+    if (!createdByCloudOrch(ng.tags)) {
+      foreign.push(ng);
+      continue;
+    }
+    const pool = byName.get(ng.name) ?? poolOfNodegroup(ng);
+    if (pool === undefined || !listed.has(pool)) orphans.push(ng);
     else members.set(pool, [...(members.get(pool) ?? []), ng]);
   }
   const pools = shapes.map(({ pool, shape }) => {
     const mine = members.get(pool.name) ?? [];
-    const current = mine.find((ng) => matchesShape(ng, shape));
+    // A group with the pool's fields is kept even under another name (setting a field to the value
+    // EKS already runs, or reordering spot instance types, replaces nothing).
+    const current = mine.find((ng) => matchesShape(ng, shape)) ?? mine.find((ng) => matchesFields(ng, shape));
     return { pool, shape, current, others: mine.filter((ng) => ng !== current) };
   });
   return { pools, orphans, foreign };
