@@ -91,7 +91,7 @@ const group = (name: string, pool: string | undefined, status = 'ACTIVE'): Obser
 
 describe('sim drift: which node group --nodes changes', () => {
   const groups = [
-    group('cloudorch-t3-medium-od-1', ''), // made before pools: no pool tag, so the pool `default`
+    group('cloudorch-t3-medium-od-1a2b3c', ''), // made before pools: no pool tag, so the pool `default`
     group('cloudorch-general-old', 'general', 'DELETING'),
     group('cloudorch-general-new', 'general'),
     group('by-hand', undefined),
@@ -99,14 +99,16 @@ describe('sim drift: which node group --nodes changes', () => {
 
   it('finds the group by pool (an ACTIVE one while a replacement is in flight) or by name', () => {
     expect(pickNodegroup(groups, { pool: 'general' })).toMatchObject({ name: 'cloudorch-general-new' });
-    expect(pickNodegroup(groups, { pool: 'default' })).toMatchObject({ name: 'cloudorch-t3-medium-od-1' });
+    expect(pickNodegroup(groups, { pool: 'default' })).toMatchObject({
+      name: 'cloudorch-t3-medium-od-1a2b3c',
+    });
     expect(pickNodegroup(groups, { nodegroup: 'by-hand' })).toMatchObject({ name: 'by-hand' });
     expect(pickNodegroup([group('only', 'default')], {})).toMatchObject({ name: 'only' });
   });
 
   it('refuses to guess, naming the groups and their pools', () => {
     expect(pickNodegroup(groups, {})).toBe(
-      'it has several node groups: name one with --pool or --nodegroup (cloudorch-t3-medium-od-1 (pool default), cloudorch-general-old (pool general), cloudorch-general-new (pool general), by-hand (created outside CloudOrch))',
+      'it has several node groups: name one with --pool or --nodegroup (cloudorch-t3-medium-od-1a2b3c (pool default), cloudorch-general-old (pool general), cloudorch-general-new (pool general), by-hand (created outside CloudOrch))',
     );
     expect(pickNodegroup(groups, { pool: 'spot' })).toMatch(/^no node group serves pool spot; it has /);
     expect(pickNodegroup(groups, { pool: 'general', nodegroup: 'x' })).toBe(

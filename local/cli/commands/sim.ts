@@ -70,8 +70,9 @@ async function driftTarget(
 const poolOf = (ng: ObservedNodegroup): string | undefined =>
   createdByCloudOrch(ng.tags) ? poolOfNodegroup(ng) : undefined;
 const poolText = (ng: ObservedNodegroup) => {
-  const pool = poolOf(ng);
-  return pool === undefined ? 'created outside CloudOrch' : `pool ${pool}`;
+  if (!createdByCloudOrch(ng.tags)) return 'created outside CloudOrch';
+  const pool = poolOfNodegroup(ng);
+  return pool === undefined ? 'no pool: its pool tag was removed' : `pool ${pool}`;
 };
 
 /**
