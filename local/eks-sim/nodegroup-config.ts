@@ -17,6 +17,7 @@ const LABEL_MAX = 63;
 const MAX_UNAVAILABLE = 100;
 export const DEFAULT_UPDATE_CONFIG: UpdateConfig = { maxUnavailable: 1 };
 
+const RESERVED_LABEL_PREFIXES = ['kubernetes.io/', 'k8s.io/', 'eks.amazonaws.com/'];
 const EFFECTS: readonly string[] = Object.values(TaintEffect);
 const AMI_TYPES: readonly string[] = Object.values(AMITypes);
 const CAPACITY: readonly string[] = Object.values(CapacityTypes);
@@ -32,6 +33,13 @@ export function labelsFrom(v: unknown, key: string, extra: Extra): Record<string
   if (typeof v !== 'object' || Array.isArray(v)) throw invalidParameter(`${key} must be a map`, extra); // [sim]
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) {
+    if (RESERVED_LABEL_PREFIXES.some((p) => k.includes(p))) {
+      // [real] eksctl-io/eksctl#4007, kubernetes/cloud-provider-aws#242.
+      throw invalidParameter(
+        `Label cannot contain reserved prefixes [${RESERVED_LABEL_PREFIXES.join(', ')}]`,
+        extra,
+      );
+    }
     if (k.length < 1 || k.length > LABEL_MAX) {
       throw invalidParameter(`Label key ${k} must be 1-${LABEL_MAX} characters`, extra); // [sim] text; limit from the model
     }

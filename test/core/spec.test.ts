@@ -27,6 +27,12 @@ const POOL_BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, fie
   ['no pool at all', pools(), 'spec.nodeGroups', /at least one pool/],
   ['neither form', flatless, 'spec.nodeCount', /^spec\.nodeCount: required$/],
   [
+    'label with a prefix EKS reserves',
+    pools(pool({ labels: { 'node-role.kubernetes.io/worker': 'true' } })),
+    'spec.nodeGroups.0.labels.node-role.kubernetes.io/worker',
+    /reserved prefix kubernetes\.io\//,
+  ],
+  [
     'more than 29 pools',
     pools(...Array.from({ length: 30 }, (_, i) => pool({ name: `p${i}` }))),
     'spec.nodeGroups',
@@ -488,7 +494,7 @@ describe('spec validation', () => {
       nodeGroups: [
         pool({
           name: 'system',
-          labels: { 'node.kubernetes.io/role': 'system' },
+          labels: { 'workload.example.com/role': 'system' },
           taints: [{ key: 'CriticalAddonsOnly', effect: 'NO_SCHEDULE' }],
         }),
         pool({

@@ -344,6 +344,11 @@ describe('create validation of a node group configuration', () => {
     ],
     ['a label key of 64 characters', { labels: { [long(64)]: 'v' } }, /Label key .* must be 1-63 characters/],
     ['an empty label value', { labels: { a: '' } }, 'Label value for a must be 1-63 characters'],
+    [
+      'a label key with a reserved prefix',
+      { labels: { 'node-role.kubernetes.io/worker': 'true' } },
+      'Label cannot contain reserved prefixes [kubernetes.io/, k8s.io/, eks.amazonaws.com/]',
+    ],
     ['a label value of 64 characters', { labels: { a: long(64) } }, /must be 1-63 characters/],
     [
       'maxUnavailable 0',

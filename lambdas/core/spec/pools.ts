@@ -56,6 +56,13 @@ const labelsSchema = z
     for (const key of keys) {
       const problem = labelKeyProblem(key);
       if (problem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${problem}` });
+      const reserved = LIMITS.pool.reservedLabelPrefixes.find((p) => key.includes(p));
+      if (reserved)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `label key ${JSON.stringify(key)} contains the reserved prefix ${reserved} (EKS refuses it: nodes may not set such labels on themselves)`,
+        });
       const value = labels[key] ?? '';
       // EKS node group labels (the model's labelValue) are 1-63 characters: no empty value.
       const valueProblem = value === '' ? 'value must not be empty (EKS rule)' : labelValueProblem(value);

@@ -43,6 +43,11 @@ export const LIMITS = {
     maxTaints: 50,
     /** Kubernetes allows more; 50 keeps a node group's labels readable and within EKS's request size. */
     maxLabels: 50,
+    /**
+     * EKS refuses node group label keys containing these ("Label cannot contain reserved prefixes"):
+     * the kubelet may not set them on itself (NodeRestriction), so nodes would never join.
+     */
+    reservedLabelPrefixes: ['kubernetes.io/', 'k8s.io/', 'eks.amazonaws.com/'],
     taintEffects: ['NO_SCHEDULE', 'NO_EXECUTE', 'PREFER_NO_SCHEDULE'],
     /**
      * The EKS model's AMITypes that need nothing beyond a managed node group: CUSTOM needs a launch
