@@ -254,10 +254,12 @@ function driftCondition(
     };
   if (ctx.drift.length === 0)
     return notYet(ConditionType.Drifted, Reason.NoDrift, 'Observed state matches the spec', g);
+  // In sync before: Synced, or already drifted, or observed matching (a paused record is never Synced).
+  const prevDrift = prev ? getCondition(prev.conditions, ConditionType.Drifted) : undefined;
   const wasSynced =
     prev !== undefined &&
     prev.observedGeneration === g &&
-    (prev.synced || getCondition(prev.conditions, ConditionType.Drifted)?.status === 'True');
+    (prev.synced || prevDrift?.status === 'True' || prevDrift?.reason === Reason.NoDrift);
   // Differences before the generation was ever in sync are pending work, not drift; say which.
   if (!wasSynced)
     return notYet(
@@ -276,6 +278,21 @@ function driftCondition(
 }
 
 /**
+ * Paused observes only: while the cluster matches, Ready stays what it was; once it differs from the
+ * spec, Ready is False (not corrected while paused), never the last good answer.
+ */
+function pausedDiffering(outcome: Outcome, ctx: OutcomeContext): ConditionInput | undefined {
+  if (outcome.kind !== 'Paused' || !ctx.drift?.length) return undefined;
+  const differences = ctx.drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
+  return notYet(
+    ConditionType.Ready,
+    Reason.Paused,
+    `Reconciliation is paused, and the cluster differs from the spec: ${differences}`,
+    ctx.generation,
+  );
+}
+
+/**
  * What status says was observed: this run's observation; when EKS could not be read, Unknown with
  * nothing else (never the pools, sizes and versions of the last good answer); otherwise the last.
  */
@@ -290,6 +307,8 @@ export function applyOutcome(
   ctx: OutcomeContext,
 ): ClusterStatus {
   const next = outcomeConditions(outcome, ctx.generation);
+  const differing = pausedDiffering(outcome, ctx);
+  if (differing) next.push(differing);
   const drift = driftCondition(prev, outcome, ctx);
   if (drift) next.push(drift);
   const conditions = setConditions(prev?.conditions ?? [], next, ctx.now);

@@ -205,3 +205,31 @@ describe('status: what could not be observed', () => {
     expect(failed.observed).toEqual({ health: 'Unknown' });
   });
 });
+
+describe('status: a paused record', () => {
+  const observed = { health: 'Healthy' } as never;
+  const drift = [{ field: 'nodeGroups[general]', desired: 'cloudorch-general-x', observed: 'none' }];
+  it('turns Ready False and reports drift once the cluster differs, though nothing is corrected', () => {
+    const converged = applyOutcome(
+      undefined,
+      { kind: 'Converged' },
+      { generation: 1, now: t0, observed, drift: [] },
+    );
+    const paused = applyOutcome(
+      converged,
+      { kind: 'Paused' },
+      { generation: 1, now: t1, observed, drift: [] },
+    );
+    expect(paused.ready).toBe(true);
+    const differs = applyOutcome(paused, { kind: 'Paused' }, { generation: 1, now: t2, observed, drift });
+    expect(differs.ready).toBe(false);
+    expect(getCondition(differs.conditions, 'Ready')).toMatchObject({
+      reason: Reason.Paused,
+      message: expect.stringMatching(/paused, and the cluster differs.*nodeGroups\[general\]/),
+    });
+    expect(getCondition(differs.conditions, 'Drifted')).toMatchObject({
+      status: 'True',
+      reason: Reason.DriftDetected,
+    });
+  });
+});
