@@ -140,6 +140,8 @@ export const statusSchema: Json = {
         orphan: strings,
         endpoint: str,
         arn: str,
+        // Status carries it; without it here the API server prunes it and every resync re-patches.
+        owned: { type: 'boolean' },
       },
     },
     estimatedMonthlyCost: { type: 'number' },

@@ -128,6 +128,8 @@ export interface OutcomeContext {
   readonly plan?: readonly string[];
   /** Set when this observation saw the cluster carrying this record's ownership tags. */
   readonly ownedArn?: string;
+  /** This run's policy decision, when the policies were evaluated: status shows it whatever the outcome. */
+  readonly policy?: { readonly allow: boolean; readonly violations: readonly PolicyViolation[] };
 }
 
 /** Ready and Synced both False for the same reason: the cluster is not converged and says why. */
@@ -278,6 +280,16 @@ function driftCondition(
 }
 
 /**
+ * A run whose policies allowed the plan clears an earlier denial, whatever else stops it (a plan that
+ * is only impossible differences, a wait): the last decision is what status shows.
+ */
+function allowedThisRun(outcome: Outcome, ctx: OutcomeContext): ConditionInput | undefined {
+  if (!ctx.policy?.allow || outcome.kind === 'PolicyDenied' || outcome.kind === 'PolicyEngineDegraded')
+    return undefined;
+  return success(ConditionType.PolicyCompliant, Reason.PolicyAllowed, 'All policies pass', ctx.generation);
+}
+
+/**
  * Paused observes only: while the cluster matches, Ready stays what it was; once it differs from the
  * spec, Ready is False (not corrected while paused), never the last good answer.
  */
@@ -309,6 +321,8 @@ export function applyOutcome(
   const next = outcomeConditions(outcome, ctx.generation);
   const differing = pausedDiffering(outcome, ctx);
   if (differing) next.push(differing);
+  const allowed = allowedThisRun(outcome, ctx);
+  if (allowed) next.push(allowed);
   const drift = driftCondition(prev, outcome, ctx);
   if (drift) next.push(drift);
   const conditions = setConditions(prev?.conditions ?? [], next, ctx.now);
@@ -333,9 +347,11 @@ export function applyOutcome(
       : {}),
     ...(outcome.kind === 'PolicyDenied'
       ? { violations: outcome.violations }
-      : outcome.kind === 'Converged'
-        ? { violations: [] }
-        : {}),
+      : ctx.policy?.allow
+        ? { violations: ctx.policy.violations }
+        : outcome.kind === 'Converged'
+          ? { violations: [] }
+          : {}),
     updatedAt: ctx.now.toISOString(),
   };
 }

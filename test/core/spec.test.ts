@@ -33,6 +33,12 @@ const POOL_BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, fie
     /reserved prefix kubernetes\.io\//,
   ],
   [
+    'GPU and non-GPU types in one pool',
+    pools(pool({ capacityType: 'SPOT', instanceTypes: ['m5.large', 'g4dn.xlarge'] })),
+    'spec.nodeGroups.0.instanceTypes',
+    /GPU and non-GPU instance types cannot share a pool/,
+  ],
+  [
     'more than 29 pools',
     pools(...Array.from({ length: 30 }, (_, i) => pool({ name: `p${i}` }))),
     'spec.nodeGroups',
@@ -154,7 +160,7 @@ const POOL_BAD: ReadonlyArray<[why: string, change: Record<string, unknown>, fie
     'spec.nodeGroups.0.amiType',
     /amiType must be one of/,
   ],
-  ['diskSize zero', pools(pool({ diskSize: 0 })), 'spec.nodeGroups.0.diskSize', /at least 1 GiB/],
+  ['diskSize below the AMI', pools(pool({ diskSize: 19 })), 'spec.nodeGroups.0.diskSize', /at least 20 GiB/],
   [
     'pool unknown field',
     pools(pool({ instanceType: 'm5.large' })),

@@ -233,3 +233,29 @@ describe('status: a paused record', () => {
     });
   });
 });
+
+describe('status: the last policy decision', () => {
+  it('a run the policies allowed clears an earlier denial, though its plan is only impossible', () => {
+    const violation = {
+      rule: 'foreign-nodegroup-deletion',
+      message: 'the plan deletes node group x',
+      severity: 'error' as const,
+    };
+    const denied = applyOutcome(
+      undefined,
+      { kind: 'PolicyDenied', violations: [violation] },
+      { generation: 1, now: t0 },
+    );
+    expect(getCondition(denied.conditions, 'PolicyCompliant')?.status).toBe('False');
+    const impossible = applyOutcome(
+      denied,
+      { kind: 'Impossible', message: 'name taken', remediation: 'delete it' },
+      { generation: 2, now: t1, policy: { allow: true, violations: [] } },
+    );
+    expect(getCondition(impossible.conditions, 'PolicyCompliant')).toMatchObject({
+      status: 'True',
+      reason: Reason.PolicyAllowed,
+    });
+    expect(impossible.violations).toEqual([]);
+  });
+});

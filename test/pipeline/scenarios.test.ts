@@ -499,7 +499,9 @@ describe('pipeline scenarios', () => {
     await applyAndSettle(h, id, spec('failing', { kubernetesVersion: '1.31' }));
     const st = await statusOf(h, id);
     expect(condition(st, 'Ready')).toMatchObject({ status: 'False', reason: 'PermanentError' });
-    expect(condition(st, 'Ready')?.message).toMatch(/of node group cloudorch-\S+ failed \(PodEvictionFailure\)/);
+    expect(condition(st, 'Ready')?.message).toMatch(
+      /of node group cloudorch-\S+ failed \(PodEvictionFailure\)/,
+    );
     expect(st?.remediation).toMatch(/describe-update/);
     const first = await sim().calls();
     // Later sweeps back off: no further mutating call for this generation.

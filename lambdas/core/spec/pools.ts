@@ -4,7 +4,7 @@
  * policies and the cost estimate only ever see pools.
  */
 import { z } from 'zod';
-import { architectureOf, architectureOfAmi, catalog } from '../catalog.js';
+import { architectureOf, architectureOfAmi, catalog, isGpuInstanceType } from '../catalog.js';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';
 import { LIMITS } from './rules.js';
 
@@ -211,6 +211,12 @@ function checkPool(p: NodePool, at: PropertyKey[], add: AddIssue): void {
     add(
       [...at, 'instanceTypes'],
       `instance types of one pool must share a CPU architecture (a node group has one AMI): ${p.instanceTypes.map((t) => `${t} is ${architectureOf(t)}`).join(', ')}`,
+    );
+  const gpu = new Set(p.instanceTypes.map(isGpuInstanceType));
+  if (gpu.size > 1)
+    add(
+      [...at, 'instanceTypes'],
+      'GPU and non-GPU instance types cannot share a pool: a node group has one AMI, and only the NVIDIA one drives the GPUs',
     );
   const arch = architectureOf(p.instanceTypes[0] ?? '');
   if (p.amiType && arches.size === 1 && architectureOfAmi(p.amiType) !== arch)

@@ -63,8 +63,8 @@ export const LIMITS = {
       'BOTTLEROCKET_x86_64_NVIDIA',
       'BOTTLEROCKET_ARM_64_NVIDIA',
     ],
-    /** GiB; EBS gp3 volumes are 1-16384 GiB. */
-    diskSize: { min: 1, max: 16384 },
+    /** GiB: the AL2023 and Bottlerocket AMIs' own snapshots are 20 (a smaller volume cannot launch); gp3 ends at 16384. */
+    diskSize: { min: 20, max: 16384 },
   },
 } as const;
 

@@ -195,6 +195,7 @@ export async function writeStatusStep(state: ExecutionState): Promise<WriteResul
     ...(observed?.owned && observed.arn ? { ownedArn: observed.arn } : {}),
     ...(state.plan?.estimate ? { estimatedMonthlyCost: state.plan.estimate.monthlyCost } : {}),
     ...(state.plan ? { plan: state.plan.descriptions, drift: state.plan.drift } : {}),
+    ...(state.policy && !state.policy.degraded ? { policy: state.policy } : {}),
   });
   await store.writeStatus(state.id, state.owner, {
     status,
