@@ -7,6 +7,7 @@
  */
 
 import { estimateObservedCost, estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
+import { runningSpec } from '../../../lambdas/core/cost/running.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
@@ -50,8 +51,9 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
     const decision = await policy.evaluate(
       buildPolicyInput({ desired, observation, plan: ops, estimate, now }),
     );
-    const delta =
-      estimate.monthlyCost - (estimateObservedCost(observation, m.spec.region, now)?.monthlyCost ?? 0);
+    // What it will cost to run, against what runs now: autoscaled pools count at their current size.
+    const running = estimateSpecCost(runningSpec(m.spec, observation, t.defaults), now).monthlyCost;
+    const delta = running - (estimateObservedCost(observation, m.spec.region, now)?.monthlyCost ?? 0);
     o.out(
       `${m.id} (${m.spec.clusterName} in ${m.spec.region}): ${observation.cluster ? `cluster exists (${observation.cluster.status}, ${observation.cluster.version})` : 'cluster does not exist'}`,
     );
@@ -60,9 +62,7 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
       const line = `  ${i + 1}. ${describeOperation(op)}`;
       o.out(op.kind === 'Impossible' ? paint(o, 'yellow', `${line}\n     hint: ${op.remediation}`) : line);
     });
-    o.out(
-      `  cost: $${estimate.monthlyCost.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`,
-    );
+    o.out(`  cost: $${running.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`);
     if (decision.degraded) o.out(paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied'));
     else o.out(decision.allow ? paint(o, 'green', '  policy: allowed') : paint(o, 'red', '  policy: DENIED'));
     for (const v of decision.violations) o.out(`    - [${v.severity}] ${v.rule}: ${v.message}`);
