@@ -56,7 +56,7 @@ export type Reason = (typeof Reason)[keyof typeof Reason];
  */
 export const REASON_HINT = {
   PolicyViolation:
-    'Each violation says what satisfies it: change the spec, act as its message says (for a node group CloudOrch did not create, delete it or allow it in settings), or ask a platform admin for a waiver.',
+    'Change the spec so it satisfies the listed policies, or do what a violation says (a node group CloudOrch did not create: delete it, or allow it in settings), or ask a platform admin for a waiver.',
   PolicyEngineDegraded:
     'The policy bundle failed to load, so nothing is applied. Rebuild and publish the policy bundle.',
   SpecInvalid: 'Fix the named fields and apply the spec again; nothing is called until then.',
