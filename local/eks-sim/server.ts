@@ -9,14 +9,14 @@ import type { AddressInfo } from 'node:net';
 import { refuseBrowserRequests } from '../runtime/browser-guard.js';
 import { type AdminContext, Counters, Faults, handleAdmin } from './admin.js';
 import { SimError } from './model.js';
+import { ACCESS_ROUTES } from './ops-access.js';
+import { ADDON_ROUTES } from './ops-addon.js';
 import * as cl from './ops-cluster.js';
 import * as ng from './ops-nodegroup.js';
-import type { Handler } from './request.js';
+import { CLUSTER_PATH, type Route } from './route.js';
 import { type SimOptions, SimState } from './state.js';
 
-type Route = readonly [method: string, pattern: readonly string[], op: string, handler: Handler];
-
-const C = ['clusters', ':name'] as const;
+const C = CLUSTER_PATH;
 const NG = [...C, 'node-groups', ':nodegroupName'] as const;
 
 const ROUTES: readonly Route[] = [
@@ -36,6 +36,9 @@ const ROUTES: readonly Route[] = [
   ['POST', ['tags', ':arn'], 'TagResource', cl.tagResource],
   ['DELETE', ['tags', ':arn'], 'UntagResource', cl.untagResource],
   ['GET', ['tags', ':arn'], 'ListTagsForResource', cl.listTagsForResource],
+  // Add-ons and insights, access entries: each module lists its own routes.
+  ...ADDON_ROUTES,
+  ...ACCESS_ROUTES,
 ];
 
 function match(
