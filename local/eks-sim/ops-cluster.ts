@@ -1,4 +1,5 @@
 /** Cluster operations, updates and tagging, each answering with EKS's wrapper object. */
+import { accessConfigJson, initAccess, parseAccessConfig } from './access-model.js';
 import { type ClusterRec, SimError } from './model.js';
 import {
   fingerprint,
@@ -45,6 +46,7 @@ export const createCluster: Handler = (r) => {
   checkSupportedVersion(version, r.state.config.supportedVersions);
   const tags = stringMap(b.tags, 'tags');
   checkTags(tags);
+  const accessConfig = parseAccessConfig(b.accessConfig);
   const { state, region } = r;
   return state.idempotent(tokenKey(r, 'CreateCluster', name), fingerprint(r), () => {
     const clusters = state.clusters(region);
@@ -82,13 +84,15 @@ export const createCluster: Handler = (r) => {
       failNext: new Map(),
     };
     clusters.set(name, rec);
-    return { cluster: clusterJson(rec) };
+    initAccess(state, rec, accessConfig);
+    return { cluster: { ...clusterJson(rec), ...accessConfigJson(state, rec) } };
   });
 };
 
-export const describeCluster: Handler = (r) => ({
-  cluster: clusterJson(r.state.cluster(r.region, param(r, 'name'))),
-});
+export const describeCluster: Handler = (r) => {
+  const c = r.state.cluster(r.region, param(r, 'name'));
+  return { cluster: { ...clusterJson(c), ...accessConfigJson(r.state, c) } };
+};
 
 export const listClusters: Handler = (r) => {
   const { items, nextToken } = page([...r.state.clusters(r.region).keys()], r.query);
