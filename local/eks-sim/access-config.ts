@@ -3,7 +3,7 @@
  * entries EKS creates itself for managed node group roles.
  */
 import { AUTH_MODES, type AuthMode, accessOf, addEntry, bootstrapCreator } from './access-model.js';
-import type { ClusterRec, UpdateRec } from './model.js';
+import type { ClusterRec } from './model.js';
 import { fingerprint, type Handler, param, tokenKey } from './request.js';
 import { checkClusterActive, checkNoUpdateInProgress, invalidParameter } from './rules.js';
 import type { SimState } from './state.js';
@@ -64,7 +64,7 @@ export const updateClusterConfig: Handler = (r) => {
       c,
       {
         // model.ts's UpdateRec lists the update types the lead's modules start; this one is EKS's too.
-        type: 'AccessConfigUpdate' as UpdateRec['type'],
+        type: 'AccessConfigUpdate',
         params: [{ type: 'AuthenticationMode', value: to }],
         effect: () => {
           access.mode = to;

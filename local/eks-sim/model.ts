@@ -67,7 +67,7 @@ export interface Transition {
 
 export interface UpdateRec {
   readonly id: string;
-  readonly type: 'VersionUpdate' | 'ConfigUpdate';
+  readonly type: 'VersionUpdate' | 'ConfigUpdate' | 'AccessConfigUpdate';
   status: 'InProgress' | 'Successful' | 'Failed';
   readonly params: readonly { type: string; value: string }[];
   readonly createdAt: number;

@@ -1,4 +1,5 @@
 /** Managed node group operations: create, describe, list, delete, config (scaling, labels, taints, updateConfig) and version updates. */
+import { addNodeRoleEntry } from './access-config.js';
 import { type NodegroupRec, SimError, type Taint, type UpdateConfig } from './model.js';
 import {
   amiTypeFrom,
@@ -139,6 +140,8 @@ export const createNodegroup: Handler = (r) => {
       asgName: `eks-${name}-${state.rng.hex(8)}`,
     };
     c.nodegroups.set(name, rec);
+    // EKS gives a managed node group's role its EC2_LINUX access entry (in an API mode).
+    addNodeRoleEntry(state, c, rec.nodeRole);
     return { nodegroup: nodegroupJson(rec) };
   });
 };

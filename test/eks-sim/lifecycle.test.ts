@@ -156,7 +156,7 @@ describe('lifecycles at speed 1, moved by the admin clock', () => {
       type: 'ResourceNotFoundException',
       body: { message: 'No cluster found for name: none.', clusterName: 'none' },
     });
-    const unknown = await raw(h, 'POST', '/clusters/c/update-config', { logging: {} });
+    const unknown = await raw(h, 'POST', '/clusters/c/fargate-profiles', {});
     expect([unknown.status, unknown.type]).toEqual([404, 'UnknownOperationException']);
   });
 
