@@ -223,6 +223,10 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
   }
 }
 
+/** The differences one per clause, as conditions show them. */
+const driftText = (drift: readonly DriftItem[]): string =>
+  drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
+
 /**
  * Drifted is about out-of-band change: a difference found after the same generation was already in
  * sync (or still drifted). Differences right after a spec change are pending work, not drift.
@@ -243,7 +247,7 @@ function driftCondition(
       observedGeneration: g,
     };
   if (!ctx.drift) return undefined;
-  const differences = ctx.drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
+  const differences = driftText(ctx.drift);
   // A cluster that is not ours is not converged by CloudOrch: whether it drifted is unknown, and
   // the differences are shown as they are, never "matches".
   if (outcome.kind === 'Impossible' && outcome.ownership)
@@ -295,7 +299,7 @@ function allowedThisRun(outcome: Outcome, ctx: OutcomeContext): ConditionInput |
  */
 function pausedDiffering(outcome: Outcome, ctx: OutcomeContext): ConditionInput | undefined {
   if (outcome.kind !== 'Paused' || !ctx.drift?.length) return undefined;
-  const differences = ctx.drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
+  const differences = driftText(ctx.drift);
   return notYet(
     ConditionType.Ready,
     Reason.Paused,

@@ -85,8 +85,6 @@ export function amiTypeFor(instanceType: string): string {
   return architectureOf(instanceType) === 'arm64' ? 'AL2023_ARM_64_STANDARD' : 'AL2023_x86_64_STANDARD';
 }
 
-export { isGpuInstanceType };
-
 function clamp(n: number, min: number, max: number): number {
   return Math.min(Math.max(n, min), max);
 }

@@ -89,7 +89,7 @@ export const poolLabels = mutablePart(
 );
 
 /** Key and effect identify a taint (as in Kubernetes and EKS); the value is what an update changes. */
-const sameTaint = (a: ObservedTaint, b: ObservedTaint) => a.key === b.key && a.effect === b.effect;
+export const sameTaint = (a: ObservedTaint, b: ObservedTaint) => a.key === b.key && a.effect === b.effect;
 const taintText = (ts: readonly ObservedTaint[]) =>
   ts
     .map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`)

@@ -5,6 +5,7 @@
  */
 import { Health } from '../health.js';
 import type { Observation, ObservedCluster, ObservedNodegroup } from '../observation.js';
+import { sameTaint } from './pool-compare.js';
 import type { MutatingOperation, UpdateNodegroupConfig } from './types.js';
 
 const PROJECTED_ACCOUNT = 'projected';
@@ -37,7 +38,7 @@ function configured(ng: ObservedNodegroup, op: UpdateNodegroupConfig): ObservedN
   );
   const touched = [...(op.taints?.addOrUpdateTaints ?? []), ...(op.taints?.removeTaints ?? [])];
   const taints = [
-    ...ng.taints.filter((t) => !touched.some((x) => x.key === t.key && x.effect === t.effect)),
+    ...ng.taints.filter((t) => !touched.some((x) => sameTaint(x, t))),
     ...(op.taints?.addOrUpdateTaints ?? []),
   ];
   return {
