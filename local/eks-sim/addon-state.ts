@@ -14,6 +14,21 @@ export const ADDON_DURATIONS = {
   delete: 30_000,
 } as const;
 
+/** EKS's AddonIssueCode enum (the API model's values): the codes a DEGRADED add-on's health can carry. */
+export const ADDON_ISSUE_CODES = [
+  'AccessDenied',
+  'InternalFailure',
+  'ClusterUnreachable',
+  'InsufficientNumberOfReplicas',
+  'ConfigurationConflict',
+  'AdmissionRequestDenied',
+  'UnsupportedAddonModification',
+  'K8sResourceNotFound',
+  'AddonSubscriptionNeeded',
+  'AddonPermissionFailure',
+] as const;
+export type AddonIssueCode = (typeof ADDON_ISSUE_CODES)[number];
+
 export interface AddonIssue {
   readonly code: string;
   readonly message: string;

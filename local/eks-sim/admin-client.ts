@@ -1,5 +1,8 @@
 /** A typed client for the simulator's admin API (`/_sim/`), over HTTP like any other tool would use it. */
+
+import type { AddonIssueCode } from './addon-state.js';
 import type { CallCounts, FaultSpec } from './admin.js';
+import type { InsightInput } from './insights.js';
 import type { HealthIssue, Taint, UpdateConfig } from './model.js';
 
 export interface ClusterDrift {
@@ -18,6 +21,24 @@ export interface NodegroupDrift extends ClusterDrift {
   readonly updateConfig?: UpdateConfig;
 }
 
+/** One health issue of a DEGRADED add-on: an EKS AddonIssueCode and an optional message. */
+export interface AddonHealthIssue {
+  readonly code: AddonIssueCode;
+  readonly message?: string;
+}
+
+/** The admin API refused a call: its HTTP status and the simulator's own message. */
+export class SimAdminError extends Error {
+  override readonly name = 'SimAdminError';
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    what: string,
+  ) {
+    super(`admin ${what}: ${status} ${detail}`);
+  }
+}
+
 export class SimAdminClient {
   constructor(
     private readonly url: string,
@@ -31,7 +52,7 @@ export class SimAdminClient {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const json = (await res.json()) as T & { message?: string };
-    if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${json.message ?? ''}`);
+    if (!res.ok) throw new SimAdminError(res.status, json.message ?? '', `${method} ${path}`);
     return json;
   }
 
@@ -72,5 +93,31 @@ export class SimAdminClient {
       errorCode,
       ...(nodegroupName ? { nodegroupName } : {}),
     });
+  }
+  /**
+   * Sets (adds, or replaces the one with the same name or id) an insight on a cluster; it is about the
+   * cluster's next minor unless `kubernetesVersion` says otherwise. Returns the insight's id and version.
+   */
+  setInsight(cluster: string, insight: InsightInput): Promise<{ id: string; kubernetesVersion: string }> {
+    return this.call('PUT', `${this.cluster(cluster)}/insights`, insight);
+  }
+  /** Removes one insight by id, or every insight of the cluster. */
+  clearInsights(cluster: string, id?: string): Promise<unknown> {
+    return this.call('DELETE', `${this.cluster(cluster)}/insights`, id === undefined ? {} : { id });
+  }
+  /** Replaces an add-on's health issues: an ACTIVE add-on turns DEGRADED (one still moving, when it settles). */
+  degradeAddon(
+    cluster: string,
+    addon: string,
+    issues: readonly AddonHealthIssue[],
+  ): Promise<{ status: string }> {
+    return this.call('PUT', this.addonHealth(cluster, addon), { issues });
+  }
+  /** Clears an add-on's health issues: a DEGRADED add-on returns to ACTIVE. */
+  clearAddonHealth(cluster: string, addon: string): Promise<{ status: string }> {
+    return this.call('DELETE', this.addonHealth(cluster, addon));
+  }
+  private addonHealth(cluster: string, addon: string): string {
+    return `${this.cluster(cluster)}/addons/${encodeURIComponent(addon)}/health`;
   }
 }

@@ -3,6 +3,14 @@
  * injection per operation, clock control, reset, and call counts per operation. It is not part of
  * EKS; its errors are plain `{message}` bodies without `x-amzn-ErrorType`.
  */
+import { ADDON_ISSUE_CODES, clearAddonHealth, markAddonDegraded } from './addon-state.js';
+import {
+  clearInsights,
+  INSIGHT_CATEGORIES,
+  INSIGHT_STATUSES,
+  type InsightInput,
+  setInsight,
+} from './insights.js';
 import { type HealthIssue, Prng, SimError } from './model.js';
 import { taintsFrom, updateConfigFrom } from './nodegroup-config.js';
 import type { SimState } from './state.js';
@@ -233,6 +241,82 @@ function clearFaults({ ctx }: AdminRequest): unknown {
   return { ok: true };
 }
 
+const optional = (b: Body, key: string): string | undefined => {
+  const v = b[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw bad(`${key} must be a string`);
+  return v;
+};
+
+function oneOf<T extends string>(v: string | undefined, key: string, allowed: readonly T[]): T | undefined {
+  if (v === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw bad(`${key} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+/** An insight as the admin API takes it: name and status required, the rest defaulted by setInsight. */
+function insightInput(b: Body): InsightInput {
+  const name = optional(b, 'name');
+  const status = oneOf(optional(b, 'status'), 'status', INSIGHT_STATUSES);
+  if (name === undefined || status === undefined) throw bad('name and status are required');
+  const category = oneOf(optional(b, 'category'), 'category', INSIGHT_CATEGORIES);
+  const text = (k: 'id' | 'reason' | 'kubernetesVersion' | 'description' | 'recommendation') => {
+    const v = optional(b, k);
+    return v === undefined ? {} : { [k]: v };
+  };
+  return {
+    name,
+    status,
+    ...(category ? { category } : {}),
+    ...text('id'),
+    ...text('reason'),
+    ...text('kubernetesVersion'),
+    ...text('description'),
+    ...text('recommendation'),
+    ...(b.additionalInfo !== undefined ? { additionalInfo: b.additionalInfo as Record<string, string> } : {}),
+    ...(Array.isArray(b.resources)
+      ? { resources: b.resources as NonNullable<InsightInput['resources']> }
+      : {}),
+    ...(Array.isArray(b.deprecationDetails)
+      ? { deprecationDetails: b.deprecationDetails as NonNullable<InsightInput['deprecationDetails']> }
+      : {}),
+  };
+}
+
+function putInsight({ ctx: { state }, segs, body }: AdminRequest): unknown {
+  const input = insightInput(body);
+  state.cluster(segs[1]!, segs[3]!); // a missing cluster is EKS's 404, not a bad admin value
+  const rec = asAdmin(() => setInsight(state, segs[1]!, segs[3]!, input));
+  return { ok: true, id: rec.id, kubernetesVersion: rec.kubernetesVersion };
+}
+
+function deleteInsights({ ctx: { state }, segs, body }: AdminRequest): unknown {
+  clearInsights(state, segs[1]!, segs[3]!, optional(body, 'id'));
+  return { ok: true };
+}
+
+/** Replaces an add-on's health issues: each `{code, message?}` uses EKS's AddonIssueCode values. */
+function degradeAddon({ ctx: { state }, segs, body }: AdminRequest): unknown {
+  const [region, cluster, addon] = [segs[1]!, segs[3]!, segs[5]!];
+  if (!Array.isArray(body.issues) || body.issues.length === 0)
+    throw bad('issues must be a non-empty list of {code, message}');
+  const parsed = body.issues.map((i: unknown) => {
+    const o = (typeof i === 'object' && i !== null ? i : {}) as Body;
+    const code = oneOf(optional(o, 'code'), 'code', ADDON_ISSUE_CODES);
+    if (code === undefined) throw bad('every issue needs a code');
+    const message = optional(o, 'message');
+    return { code, ...(message === undefined ? {} : { message }) };
+  });
+  clearAddonHealth(state, region, cluster, addon);
+  let status = '';
+  for (const issue of parsed) status = markAddonDegraded(state, region, cluster, addon, issue).status;
+  return { ok: true, status };
+}
+
+function healAddon({ ctx: { state }, segs }: AdminRequest): unknown {
+  return { ok: true, status: clearAddonHealth(state, segs[1]!, segs[3]!, segs[5]!).status };
+}
+
 /** Keyed by method and path with region, cluster and node group names replaced by `:`. */
 const ADMIN_ROUTES: ReadonlyMap<string, AdminHandler> = new Map<string, AdminHandler>([
   ['GET health', () => ({ ok: true })],
@@ -251,11 +335,18 @@ const ADMIN_ROUTES: ReadonlyMap<string, AdminHandler> = new Map<string, AdminHan
     ({ ctx, segs, body }) => driftNodegroup(ctx.state, segs[1]!, segs[3]!, segs[5]!, body),
   ],
   ['POST regions/:/clusters/:/fail-next-update', failNextUpdate],
+  ['PUT regions/:/clusters/:/insights', putInsight],
+  ['DELETE regions/:/clusters/:/insights', deleteInsights],
+  ['PUT regions/:/clusters/:/addons/:/health', degradeAddon],
+  ['DELETE regions/:/clusters/:/addons/:/health', healAddon],
 ]);
+
+/** Path segments followed by a name (replaced by `:` in the route key). */
+const NAMED = new Set(['regions', 'clusters', 'node-groups', 'addons']);
 
 /** Routes `/_sim/...`; `segs` are the decoded path segments after `_sim`. */
 export function handleAdmin(ctx: AdminContext, method: string, segs: string[], b: Body): unknown {
-  const route = `${method} ${segs.map((s, i) => (segs[i - 1] === 'regions' || segs[i - 1] === 'clusters' || segs[i - 1] === 'node-groups' ? ':' : s)).join('/')}`;
+  const route = `${method} ${segs.map((s, i) => (NAMED.has(segs[i - 1] ?? '') ? ':' : s)).join('/')}`;
   const handler = ADMIN_ROUTES.get(route);
   if (!handler) throw new SimError(404, 'AdminNotFound', `no admin route ${method} /_sim/${segs.join('/')}`);
   return handler({ ctx, segs, body: b });

@@ -1,18 +1,29 @@
 /** `cloudorch sim`: change the EKS simulator behind CloudOrch's back. Only against `cloudorch dev`. */
 
+import type { Command } from 'commander';
 import { InternalError } from '../../../lambdas/core/errors.js';
 import type { ObservedNodegroup } from '../../../lambdas/core/observation.js';
 import { createdByCloudOrch } from '../../../lambdas/core/ownership.js';
 import { poolOfNodegroup } from '../../../lambdas/core/plan/pools.js';
 import { listItems } from '../../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
+import {
+  ADDON_ISSUE_CODES,
+  type AddonIssueCode,
+  INSIGHT_STATUSES,
+  type InsightInput,
+  SimAdminError,
+} from '../../eks-sim/index.js';
 import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import { NameResolutionError, resolveName } from '../resolve.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 
-function simOf(t: Target, o: Output) {
+/** What the commands that only talk to the admin API need of a target. */
+export type SimTarget = Pick<Target, 'store' | 'sim' | 'simIn'>;
+
+function simOf(t: Pick<Target, 'sim'>, o: Output) {
   if (!t.sim)
     o.err('error: `cloudorch sim` only works against `cloudorch dev` (the EKS simulator), never against AWS');
   return t.sim;
@@ -38,7 +49,7 @@ export const DEFAULT_DRIFT_REGION = 'us-east-1';
  * `delete` match) gives its spec's cluster name and region; anything else is an EKS cluster name.
  */
 async function driftTarget(
-  t: Target,
+  t: Pick<Target, 'store'>,
   o: Output,
   name: string,
   region: string | undefined,
@@ -187,6 +198,155 @@ export async function simCalls(t: Target, o: Output): Promise<number> {
   return EXIT.ok;
 }
 
+/** The simulator's admin API for the cluster a name means (as `sim drift` resolves it), or why not. */
+async function adminFor(t: SimTarget, o: Output, name: string, region: string | undefined) {
+  if (!simOf(t, o) || !t.simIn) return undefined;
+  const where = await driftTarget(t, o, name, region);
+  return where && { ...where, sim: t.simIn(where.region) };
+}
+
+/** Runs an admin call, turning the simulator's refusal (no such cluster or add-on, a bad value) into an error line. */
+async function admin(o: Output, call: () => Promise<void>): Promise<number> {
+  try {
+    await call();
+    return EXIT.ok;
+  } catch (err) {
+    if (!(err instanceof SimAdminError)) throw err;
+    o.err(`error: ${err.detail}`);
+    return EXIT.error;
+  }
+}
+
+export interface InsightOptions {
+  readonly region?: string;
+  readonly name?: string;
+  readonly status?: string;
+  /** The Kubernetes minor the insight is about (default: the cluster's next minor). */
+  readonly version?: string;
+  readonly description?: string;
+  readonly recommendation?: string;
+  readonly reason?: string;
+  readonly clear?: boolean;
+}
+
+const isStatus = (s: string): s is InsightInput['status'] =>
+  (INSIGHT_STATUSES as readonly string[]).includes(s);
+
+/** `sim insight`: sets an upgrade insight on a cluster (or clears them all), as EKS would report one. */
+export async function simInsight(
+  t: SimTarget,
+  o: Output,
+  cluster: string,
+  opts: InsightOptions,
+): Promise<number> {
+  const target = await adminFor(t, o, cluster, opts.region);
+  if (!target) return EXIT.error;
+  const { sim, clusterName } = target;
+  if (opts.clear) {
+    if (opts.name !== undefined || opts.status !== undefined) {
+      o.err('error: --clear takes no --name or --status');
+      return EXIT.error;
+    }
+    return admin(o, async () => {
+      await sim.clearInsights(clusterName);
+      o.out(`cluster ${clusterName}: insights cleared`);
+    });
+  }
+  if (opts.name === undefined || opts.status === undefined || !isStatus(opts.status)) {
+    o.err(`error: give --name and --status (${INSIGHT_STATUSES.join(' | ')}), or --clear`);
+    return EXIT.error;
+  }
+  const input: InsightInput = {
+    name: opts.name,
+    status: opts.status,
+    ...(opts.version !== undefined ? { kubernetesVersion: opts.version } : {}),
+    ...(opts.description !== undefined ? { description: opts.description } : {}),
+    ...(opts.recommendation !== undefined ? { recommendation: opts.recommendation } : {}),
+    ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+  };
+  return admin(o, async () => {
+    const set = await sim.setInsight(clusterName, input);
+    o.out(
+      `cluster ${clusterName}: insight ${opts.name} ${opts.status} for ${set.kubernetesVersion} (id ${set.id})`,
+    );
+  });
+}
+
+export interface AddonHealthOptions {
+  readonly region?: string;
+  readonly code?: string[];
+  readonly message?: string;
+  readonly clear?: boolean;
+}
+
+const isIssueCode = (s: string): s is AddonIssueCode => (ADDON_ISSUE_CODES as readonly string[]).includes(s);
+
+/** `sim addon-health`: marks an add-on DEGRADED with EKS issue codes, or clears its health. */
+export async function simAddonHealth(
+  t: SimTarget,
+  o: Output,
+  cluster: string,
+  addon: string,
+  opts: AddonHealthOptions,
+): Promise<number> {
+  const target = await adminFor(t, o, cluster, opts.region);
+  if (!target) return EXIT.error;
+  const { sim, clusterName } = target;
+  const codes = opts.code ?? [];
+  if (opts.clear) {
+    if (codes.length > 0) {
+      o.err('error: give --code or --clear, not both');
+      return EXIT.error;
+    }
+    return admin(o, async () => {
+      const { status } = await sim.clearAddonHealth(clusterName, addon);
+      o.out(`add-on ${addon} of ${clusterName}: health cleared, status ${status}`);
+    });
+  }
+  const bad = codes.find((c) => !isIssueCode(c));
+  if (codes.length === 0 || bad !== undefined) {
+    o.err(
+      `error: ${bad === undefined ? 'give --code or --clear' : `unknown issue code ${bad}`}; EKS's codes: ${ADDON_ISSUE_CODES.join(', ')}`,
+    );
+    return EXIT.error;
+  }
+  const issues = codes.filter(isIssueCode).map((code) => ({
+    code,
+    ...(opts.message !== undefined ? { message: opts.message } : {}),
+  }));
+  return admin(o, async () => {
+    const { status } = await sim.degradeAddon(clusterName, addon, issues);
+    o.out(`add-on ${addon} of ${clusterName}: ${codes.join(', ')} (status ${status}, out of band)`);
+  });
+}
+
+/** The commands that set what EKS would report on its own: insights and add-on health. */
+function registerHooks(sim: Command, o: Cli['o'], withTarget: Cli['withTarget']): void {
+  const regionOption = `region of an EKS cluster named directly (default: ${DEFAULT_DRIFT_REGION}; a CloudCluster's own)`;
+  sim
+    .command('insight <cluster>')
+    .description('set an upgrade insight on a cluster as EKS would report it, or clear them (--clear)')
+    .option('--region <region>', regionOption)
+    .option('--name <name>', "the insight's name")
+    .option('--status <status>', `the insight's status: ${INSIGHT_STATUSES.join(' | ')}`)
+    .option('--version <minor>', "the Kubernetes version it is about (default: the cluster's next minor)")
+    .option('--description <text>', "the insight's description")
+    .option('--recommendation <text>', "the insight's recommendation")
+    .option('--reason <text>', 'why it has its status')
+    .option('--clear', 'remove every insight of the cluster')
+    .action((cluster: string, opts: InsightOptions) => withTarget((t) => simInsight(t, o(), cluster, opts)));
+  sim
+    .command('addon-health <cluster> <addon>')
+    .description('mark an add-on DEGRADED with EKS health issue codes, or clear its health (--clear)')
+    .option('--region <region>', regionOption)
+    .option('--code <code...>', `EKS issue codes (${ADDON_ISSUE_CODES.join(', ')})`)
+    .option('--message <text>', "the issues' message")
+    .option('--clear', 'clear its health issues (DEGRADED -> ACTIVE)')
+    .action((cluster: string, addon: string, opts: AddonHealthOptions) =>
+      withTarget((t) => simAddonHealth(t, o(), cluster, addon, opts)),
+    );
+}
+
 export function registerSim({ program, o, withTarget }: Cli): void {
   const sim = program
     .command('sim')
@@ -206,6 +366,7 @@ export function registerSim({ program, o, withTarget }: Cli): void {
     .option('--tag <key=value...>', 'set cluster tags')
     .option('--status <status>', 'force the cluster status')
     .action((name: string, opts: DriftOptions) => withTarget((t) => simDrift(t, o(), name, opts)));
+  registerHooks(sim, o, withTarget);
   sim
     .command('faults')
     .description('inject throttling, server errors or latency per EKS operation')
