@@ -150,7 +150,7 @@ export function clearAddonHealth(
   return a;
 }
 
-/** An add-on's updates, oldest first: for ListUpdates/DescribeUpdate with `addonName` once the lead wires them. */
+/** An add-on's updates, oldest first: what ListUpdates/DescribeUpdate with `addonName` see. */
 export function addonUpdates(state: SimState, c: ClusterRec, addonName: string): readonly AddonUpdateRec[] {
   return addonOf(state, c, addonName).updates;
 }

@@ -1,5 +1,6 @@
 /** Cluster operations, updates and tagging, each answering with EKS's wrapper object. */
 import { accessConfigJson, initAccess, parseAccessConfig } from './access-model.js';
+import { addonUpdateJson, addonUpdates } from './addon-state.js';
 import { type ClusterRec, SimError } from './model.js';
 import {
   fingerprint,
@@ -148,24 +149,48 @@ function updateScope(r: Parameters<Handler>[0], c: ClusterRec): string | undefin
   return ng;
 }
 
+/** An update of the lookup's scope, with how EKS renders it. */
+interface ScopedUpdate {
+  readonly id: string;
+  json(): Record<string, unknown>;
+}
+
+/**
+ * The updates a ListUpdates/DescribeUpdate sees: EKS scopes them by `nodegroupName` or `addonName` in the
+ * query, so without either only the cluster's own updates are found.
+ */
+function scopedUpdates(r: Parameters<Handler>[0], c: ClusterRec): ScopedUpdate[] {
+  const addon = r.query.get('addonName');
+  if (addon !== null) {
+    if (r.query.has('nodegroupName')) {
+      throw invalidParameter('Specify either nodegroupName or addonName, not both', { clusterName: c.name }); // [sim]
+    }
+    return addonUpdates(r.state, c, addon).map((u) => ({ id: u.id, json: () => addonUpdateJson(u) }));
+  }
+  const ng = updateScope(r, c);
+  return c.updates
+    .filter((u) => u.nodegroupName === ng)
+    .map((u) => ({ id: u.id, json: () => updateJson(u) }));
+}
+
 export const listUpdates: Handler = (r) => {
   const c = r.state.cluster(r.region, param(r, 'name'));
-  const ng = updateScope(r, c);
-  const ids = c.updates.filter((u) => u.nodegroupName === ng).map((u) => u.id);
-  const { items, nextToken } = page(ids, r.query);
+  const { items, nextToken } = page(
+    scopedUpdates(r, c).map((u) => u.id),
+    r.query,
+  );
   return { updateIds: items, ...(nextToken ? { nextToken } : {}) };
 };
 
 export const describeUpdate: Handler = (r) => {
   const c = r.state.cluster(r.region, param(r, 'name'));
-  const ng = updateScope(r, c);
   const id = param(r, 'updateId');
-  const u = c.updates.find((x) => x.id === id && x.nodegroupName === ng);
+  const u = scopedUpdates(r, c).find((x) => x.id === id);
   if (!u)
     throw new SimError(404, 'ResourceNotFoundException', `No update found for ID: ${id}`, {
       clusterName: c.name,
     }); // [sim]
-  return { update: updateJson(u) };
+  return { update: u.json() };
 };
 
 /** The tag target: a cluster or node group ARN of this region. Tag APIs use their own error types. */
