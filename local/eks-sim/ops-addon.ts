@@ -15,6 +15,7 @@ import {
 } from './addon-state.js';
 import { describeInsight, listInsights } from './insights.js';
 import type { ClusterRec, SimError } from './model.js';
+import { type AddonAssociation, createAssociations, removeAssociations } from './pod-identity.js';
 import { fingerprint, type Handler, optionalString, page, param, stringMap, tokenKey } from './request.js';
 import { CLUSTER_PATH, type Route } from './route.js';
 import { checkRoleArn, checkTags, inUse, invalidParameter, requireString } from './rules.js';
@@ -59,17 +60,23 @@ function roleFrom(b: Readonly<Record<string, unknown>>): string | undefined {
   return role;
 }
 
-/** Pod identity associations become association ARNs, as EKS reports them on the add-on. */
-function associationsFrom(r: Parameters<Handler>[0], c: ClusterRec, extra: Extra): string[] | undefined {
-  const v = r.body.podIdentityAssociations;
+/** The add-ons' namespace: every add-on in the catalog runs in kube-system. */
+const ADDON_NAMESPACE = 'kube-system';
+
+/** `podIdentityAssociations` entries, checked as the model's AddonPodIdentityAssociations (both members required). */
+function associationsFrom(
+  b: Readonly<Record<string, unknown>>,
+  extra: Extra,
+): AddonAssociation[] | undefined {
+  const v = b.podIdentityAssociations;
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw invalidParameter('podIdentityAssociations must be a list', extra); // [sim]
   return v.map((p: unknown) => {
     const a = (typeof p === 'object' && p !== null ? p : {}) as Record<string, unknown>;
-    requireString(a, 'serviceAccount');
-    checkRoleArn(requireString(a, 'roleArn'));
-    const id = `a-${r.state.rng.hex(17)}`;
-    return `arn:aws:eks:${r.region}:${r.state.config.accountId}:podidentityassociation/${c.name}/${id}`;
+    const serviceAccount = requireString(a, 'serviceAccount');
+    const roleArn = requireString(a, 'roleArn');
+    checkRoleArn(roleArn);
+    return { serviceAccount, roleArn };
   });
 }
 
@@ -101,6 +108,7 @@ export const createAddon: Handler = (r) => {
   const serviceAccountRoleArn = roleFrom(b);
   const tags = stringMap(b.tags, 'tags');
   checkTags(tags);
+  const associations = associationsFrom(b, extra);
   return state.idempotent(tokenKey(r, 'CreateAddon', `${c.name}/${name}`), fingerprint(r), () => {
     const addons = addonsOf(state, c);
     if (addons.has(name)) throw inUse('Addon already exists.', extra); // [real] wandb/terraform-aws-wandb#230
@@ -108,16 +116,18 @@ export const createAddon: Handler = (r) => {
     if (requested !== undefined) checkVersion(state, c, name, requested, extra);
     const version = requested ?? (defaultVersion(name, c.version, state.config.supportedVersions) as string);
     const now = state.now();
+    const arn = `arn:aws:eks:${r.region}:${state.config.accountId}:addon/${c.name}/${name}/${state.rng.uuid()}`;
+    const owner = { ownerArn: arn, namespace: ADDON_NAMESPACE };
     const a: AddonRec = {
       name,
-      arn: `arn:aws:eks:${r.region}:${state.config.accountId}:addon/${c.name}/${name}/${state.rng.uuid()}`,
+      arn,
       clusterName: c.name,
       version,
       status: 'CREATING',
       transition: { at: state.after(ADDON_DURATIONS.create), to: 'ACTIVE' },
       serviceAccountRoleArn,
       configurationValues,
-      podIdentityAssociations: associationsFrom(r, c, extra) ?? [],
+      podIdentityAssociations: createAssociations(state, r.region, c, owner, associations ?? []),
       tags,
       createdAt: now,
       modifiedAt: now,
@@ -181,7 +191,7 @@ export const updateAddon: Handler = (r) => {
       throw inUse(`Addon ${a.name} is in ${a.status} status`, extra); // [sim]
     }
     if (requested !== undefined) checkVersion(state, c, a.name, requested, extra);
-    const associations = associationsFrom(r, c, extra);
+    const associations = associationsFrom(b, extra);
     const u = {
       id: state.rng.uuid(),
       status: 'InProgress' as const,
@@ -192,7 +202,12 @@ export const updateAddon: Handler = (r) => {
         if (requested !== undefined) a.version = requested;
         if (configurationValues !== undefined) a.configurationValues = configurationValues;
         if (role !== undefined) a.serviceAccountRoleArn = role;
-        if (associations !== undefined) a.podIdentityAssociations = associations;
+        // A new list replaces the add-on's associations ([] removes them all, as EKS documents).
+        if (associations !== undefined) {
+          removeAssociations(c, a.podIdentityAssociations);
+          const owner = { ownerArn: a.arn, namespace: ADDON_NAMESPACE };
+          a.podIdentityAssociations = createAssociations(state, r.region, c, owner, associations);
+        }
       },
     };
     a.updates.push(u);
@@ -207,6 +222,9 @@ export const deleteAddon: Handler = (r) => {
   if (a.status !== 'DELETING') {
     a.status = 'DELETING';
     a.preserved = r.query.get('preserve') === 'true';
+    // [sim] EKS documents only that `preserve` keeps an IAM role; the add-on's associations go either way.
+    removeAssociations(c, a.podIdentityAssociations);
+    a.podIdentityAssociations = [];
     a.transition = { at: r.state.after(ADDON_DURATIONS.delete), to: null };
   }
   return { addon: addonJson(a) };

@@ -13,6 +13,7 @@ import { ACCESS_ROUTES } from './ops-access.js';
 import { ADDON_ROUTES } from './ops-addon.js';
 import * as cl from './ops-cluster.js';
 import * as ng from './ops-nodegroup.js';
+import { POD_IDENTITY_ROUTES } from './pod-identity.js';
 import { CLUSTER_PATH, type Route } from './route.js';
 import { type SimOptions, SimState } from './state.js';
 
@@ -36,9 +37,10 @@ const ROUTES: readonly Route[] = [
   ['POST', ['tags', ':arn'], 'TagResource', cl.tagResource],
   ['DELETE', ['tags', ':arn'], 'UntagResource', cl.untagResource],
   ['GET', ['tags', ':arn'], 'ListTagsForResource', cl.listTagsForResource],
-  // Add-ons and insights, access entries: each module lists its own routes.
+  // Add-ons and insights, access entries, add-ons' pod identity associations: each module lists its own routes.
   ...ADDON_ROUTES,
   ...ACCESS_ROUTES,
+  ...POD_IDENTITY_ROUTES,
 ];
 
 function match(
