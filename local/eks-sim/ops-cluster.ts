@@ -195,7 +195,7 @@ export const describeUpdate: Handler = (r) => {
 
 /** The tag target: a cluster or node group ARN of this region. Tag APIs use their own error types. */
 function taggable(r: Parameters<Handler>[0]): { tags: Record<string, string> } {
-  const arn = param(r, 'arn');
+  const arn = param(r, 'resourceArn');
   const m = /^arn:aws:eks:([^:]+):(\d{12}):(cluster\/([^/]+)|nodegroup\/([^/]+)\/([^/]+)\/[^/]+)$/.exec(arn);
   if (!m) throw new SimError(400, 'BadRequestException', `${arn} is not a valid resource ARN`); // [sim]
   const notFound = new SimError(404, 'NotFoundException', `Resource ${arn} was not found`); // [sim]

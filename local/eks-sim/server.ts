@@ -20,7 +20,8 @@ import { type SimOptions, SimState } from './state.js';
 const C = CLUSTER_PATH;
 const NG = [...C, 'node-groups', ':nodegroupName'] as const;
 
-const ROUTES: readonly Route[] = [
+/** Every EKS route the simulator serves (exported so the wire test can check each against EKS's model). */
+export const ROUTES: readonly Route[] = [
   ['POST', ['clusters'], 'CreateCluster', cl.createCluster],
   ['GET', ['clusters'], 'ListClusters', cl.listClusters],
   ['GET', C, 'DescribeCluster', cl.describeCluster],
@@ -34,9 +35,9 @@ const ROUTES: readonly Route[] = [
   ['DELETE', NG, 'DeleteNodegroup', ng.deleteNodegroup],
   ['POST', [...NG, 'update-config'], 'UpdateNodegroupConfig', ng.updateNodegroupConfig],
   ['POST', [...NG, 'update-version'], 'UpdateNodegroupVersion', ng.updateNodegroupVersion],
-  ['POST', ['tags', ':arn'], 'TagResource', cl.tagResource],
-  ['DELETE', ['tags', ':arn'], 'UntagResource', cl.untagResource],
-  ['GET', ['tags', ':arn'], 'ListTagsForResource', cl.listTagsForResource],
+  ['POST', ['tags', ':resourceArn'], 'TagResource', cl.tagResource],
+  ['DELETE', ['tags', ':resourceArn'], 'UntagResource', cl.untagResource],
+  ['GET', ['tags', ':resourceArn'], 'ListTagsForResource', cl.listTagsForResource],
   // Add-ons and insights, access entries, add-ons' pod identity associations: each module lists its own routes.
   ...ADDON_ROUTES,
   ...ACCESS_ROUTES,
