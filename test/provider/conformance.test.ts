@@ -1,10 +1,18 @@
 /**
  * One provider suite, two servers: the EKS simulator and moto server. Every operation both implement
  * is asserted the same way on both; where moto lacks an operation (UpdateClusterVersion,
- * UpdateNodegroupVersion, DescribeUpdate, node group tags, token replay) a separate case asserts what
+ * UpdateNodegroupVersion, DescribeUpdate, node group tags, token replay, add-ons, access entries) a separate case asserts what
  * moto really answers, so the gap is explicit and still proves the provider invents nothing.
  */
-import { ListClustersCommand } from '@aws-sdk/client-eks';
+import {
+  CreateAccessEntryCommand,
+  CreateAddonCommand,
+  CreateClusterCommand,
+  EKSClient,
+  ListAccessEntriesCommand,
+  ListAddonsCommand,
+  ListClustersCommand,
+} from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError, PermanentError, TransientError } from '../../lambdas/core/errors.js';
 import { OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
@@ -277,6 +285,56 @@ describe.each<ServerKind>(['sim', 'moto'])('EKS provider conformance against %s'
       );
       expect(e).toBeInstanceOf(PermanentError);
       expect(httpStatus(e)).toBe(404);
+    },
+  );
+
+  /**
+   * What moto answers a route it lacks, on a cluster it has (made by the SDK, not the provider, whose
+   * observe reads more than moto serves): its HTML 404 page, which the SDK cannot parse as EKS's JSON.
+   */
+  const motoLacks = async (send: (eks: EKSClient) => Promise<unknown>) => {
+    const eks = new EKSClient({
+      endpoint: target.url,
+      region: REGION,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      maxAttempts: 1,
+    });
+    try {
+      await eks.send(
+        new CreateClusterCommand({
+          name: CLUSTER,
+          roleArn: roleArn(account(), 'eks'),
+          resourcesVpcConfig: { subnetIds: ['subnet-a'] },
+        }),
+      );
+      expect((await eks.send(new ListClustersCommand({}))).clusters).toEqual([CLUSTER]);
+      const e = await failure(send(eks));
+      expect(e.name).toBe('SyntaxError');
+      expect(e.message).toMatch(/^Unexpected token '<', "<!doctype "\.\.\. is not valid JSON/);
+      expect((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode).toBe(404);
+    } finally {
+      eks.destroy();
+    }
+  };
+
+  it.runIf(moto)('moto lacks add-ons: CreateAddon and ListAddons are its HTML 404 page', async () => {
+    await motoLacks((eks) =>
+      eks.send(new CreateAddonCommand({ clusterName: CLUSTER, addonName: 'vpc-cni' })),
+    );
+    await target.reset();
+    await motoLacks((eks) => eks.send(new ListAddonsCommand({ clusterName: CLUSTER })));
+  });
+
+  it.runIf(moto)(
+    'moto lacks access entries: CreateAccessEntry and ListAccessEntries are its HTML 404 page',
+    async () => {
+      await motoLacks((eks) =>
+        eks.send(
+          new CreateAccessEntryCommand({ clusterName: CLUSTER, principalArn: roleArn(account(), 'dev') }),
+        ),
+      );
+      await target.reset();
+      await motoLacks((eks) => eks.send(new ListAccessEntriesCommand({ clusterName: CLUSTER })));
     },
   );
 
