@@ -18,6 +18,12 @@
  *   adds `cloudorch.io/released=<record id>`, an ordinary tag. Only a cluster carrying that marker
  *   may have its owner replaced (EksClaimReleased), again with nothing but the two ownership tags.
  *   Which record may claim it is decided by the target claim item, not by IAM.
+ * - Add-ons and access entries (`cluster-part` calls: update, delete, policy associations) are
+ *   granted without a tag condition: an add-on CloudOrch adopts from the spec, or an entry made by
+ *   hand that `access.exclusive` removes, carries no CloudOrch tag, and EKS's own entries have none
+ *   either. The planner acts on them only within clusters the record owns, and never on the entries
+ *   EKS made (node roles). Creating them needs the ownership tags in the request, like any create.
+ * - DescribeAddonVersions names no resource (it reads EKS's catalog), so its statement is `*`.
  * - Node groups CloudOrch did not create (an adopted cluster's own, say) carry no ownership tag, so
  *   IAM refuses to change them, and to delete them unless the stack opts in (`deleteForeignNodegroups`:
  *   EksDeleteForeignNodegroups, apply only). Even then the policy decides whether the plan may.
@@ -122,6 +128,10 @@ const eksActions = (grant: EksGrant) =>
     .map((o) => eks(o.call));
 
 export const EKS_READ_ACTIONS = EKS_READ_CALLS.map(eks);
+/** Read calls that name no resource (IAM requires `*`): EKS's add-on catalog. */
+const EKS_CATALOG_READS: readonly string[] = [eks('DescribeAddonVersions')];
+/** Calls on an add-on or access entry of a cluster: no tag condition (see the file comment). */
+export const EKS_CLUSTER_PART_ACTIONS = eksActions('cluster-part');
 /** Calls on existing resources: allowed only where the resource carries CloudOrch's tag. */
 export const EKS_OWNED_RESOURCE_ACTIONS = eksActions('owned');
 export const EKS_CREATE_ACTIONS = eksActions('create');
@@ -140,10 +150,27 @@ export interface CapabilityTargets {
   readonly deleteForeignNodegroups: boolean;
 }
 
-function eksArns(scope: Stack): { clusters: string; nodegroups: string } {
+interface EksArns {
+  readonly clusters: string;
+  readonly nodegroups: string;
+  /** `addon/<cluster>/<addon>/<uuid>` */
+  readonly addons: string;
+  /** `access-entry/<cluster>/<role|user>/<account>/<principal name>/<uuid>` */
+  readonly accessEntries: string;
+  /** `podidentityassociation/<cluster>/<association id>` */
+  readonly podIdentities: string;
+}
+
+function eksArns(scope: Stack): EksArns {
   // Any region: a spec names its region, and one deployment manages clusters in several.
   const base = `arn:${Aws.PARTITION}:eks:*:${scope.account}`;
-  return { clusters: `${base}:cluster/*`, nodegroups: `${base}:nodegroup/*/*/*` };
+  return {
+    clusters: `${base}:cluster/*`,
+    nodegroups: `${base}:nodegroup/*/*/*`,
+    addons: `${base}:addon/*/*/*`,
+    accessEntries: `${base}:access-entry/*/*/*/*/*`,
+    podIdentities: `${base}:podidentityassociation/*/*`,
+  };
 }
 
 const tagged = (key: string) => ({ StringEquals: { [key]: MANAGED_BY_VALUE } });
@@ -156,7 +183,7 @@ const OWNERSHIP_KEYS = [OWNER_TAG, MANAGED_BY_TAG];
 const FIXED_KEYS = [...OWNERSHIP_KEYS, POOL_TAG];
 
 function eksWrite(scope: Stack, deleteForeign: boolean): iam.PolicyStatement[] {
-  const { clusters, nodegroups } = eksArns(scope);
+  const { clusters, nodegroups, addons, accessEntries } = eksArns(scope);
   // Opt-in: a foreign node group has no tag a condition could require. The policy still decides.
   const foreign = new iam.PolicyStatement({
     sid: 'EksDeleteForeignNodegroups',
@@ -180,10 +207,17 @@ function eksWrite(scope: Stack, deleteForeign: boolean): iam.PolicyStatement[] {
       resources: [clusters, nodegroups],
       conditions: tagged(`aws:ResourceTag/${MANAGED_BY_TAG}`),
     }),
+    // Adopted add-ons and entries made by hand carry no CloudOrch tag; the planner changes them only
+    // on clusters its record owns (the ownership guard), which IAM cannot see from here.
+    new iam.PolicyStatement({
+      sid: 'EksClusterParts',
+      actions: [...EKS_CLUSTER_PART_ACTIONS],
+      resources: [addons, accessEntries],
+    }),
     new iam.PolicyStatement({
       sid: 'EksTagOwnedNotOwnership',
       actions: EKS_TAG_ACTIONS,
-      resources: [clusters, nodegroups],
+      resources: [clusters, nodegroups, addons, accessEntries],
       conditions: {
         ...tagged(`aws:ResourceTag/${MANAGED_BY_TAG}`),
         'ForAllValues:StringNotEquals': { 'aws:TagKeys': FIXED_KEYS },
@@ -290,15 +324,18 @@ export function specWriterStatements(tableArn: string): iam.PolicyStatement[] {
  */
 export const EKS_WILDCARD_REASON =
   'Cluster names and regions come from desired-state records at run time. Reads must see unowned ' +
-  'clusters to refuse or adopt them; mutations are limited by CloudOrch ownership-tag conditions.';
+  'clusters to refuse or adopt them; mutations are limited by CloudOrch ownership-tag conditions, ' +
+  'except on add-ons and access entries the spec adopts or removes, which carry no CloudOrch tag. ' +
+  'DescribeAddonVersions reads the EKS add-on catalog and names no resource.';
 
 /**
  * cdk-nag finding ids for the EKS resource patterns above, built from the same ARNs the statements
  * hold, so they match whether the stack's account is a token or a concrete account.
  */
 export function eksWildcardFindings(scope: Stack): string[] {
-  const { clusters, nodegroups } = eksArns(scope);
-  return [clusters, nodegroups].map((arn) => resourceFinding(scope, 'AwsSolutions-IAM5', arn));
+  return [...Object.values(eksArns(scope)), '*'].map((arn) =>
+    resourceFinding(scope, 'AwsSolutions-IAM5', arn),
+  );
 }
 
 /** The statements one capability of one function stands for. */
@@ -308,7 +345,7 @@ export function statementsFor(
   t: CapabilityTargets,
 ): iam.PolicyStatement[] {
   const scope = Stack.of(t.table);
-  const { clusters, nodegroups } = eksArns(scope);
+  const { clusters, nodegroups, addons, accessEntries, podIdentities } = eksArns(scope);
   switch (capability) {
     case 'table:read':
       return [
@@ -329,8 +366,13 @@ export function statementsFor(
       return [
         new iam.PolicyStatement({
           sid: 'EksRead',
-          actions: [...EKS_READ_ACTIONS],
-          resources: [clusters, nodegroups],
+          actions: EKS_READ_ACTIONS.filter((a) => !EKS_CATALOG_READS.includes(a)),
+          resources: [clusters, nodegroups, addons, accessEntries, podIdentities],
+        }),
+        new iam.PolicyStatement({
+          sid: 'EksReadAddonCatalog',
+          actions: [...EKS_CATALOG_READS],
+          resources: ['*'],
         }),
       ];
     case 'eks:write':

@@ -2,13 +2,16 @@
  * The EKS provider: the only code that talks to EKS, on `@aws-sdk/client-eks`.
  *
  * Contract (in addition to {@link ClusterProvider}'s):
- * - `observe` reads DescribeCluster, ListNodegroups + DescribeNodegroup, DescribeUpdate for every
- *   tracked update, and ListUpdates only for a resource whose status is UPDATING without a tracked
- *   update in progress (someone else started it, or its id was lost). The number of EKS calls per
+ * - `observe` reads DescribeCluster, ListNodegroups + DescribeNodegroup, ListAddons + DescribeAddon
+ *   (+ DescribePodIdentityAssociation per association), DescribeUpdate for every tracked update, and
+ *   ListUpdates only for a resource whose status is UPDATING without a tracked update in progress
+ *   (someone else started it, or its id was lost). On request it also reads add-on versions
+ *   (`addonVersionsOf`), access entries with their policies (`accessEntries`) and upgrade insights
+ *   (`insightsUnlessAt`, only when the cluster's version differs). The number of EKS calls per
  *   observation is bounded by {@link observeCallBound}; each call may be retried within the budget of
- *   {@link EKS_RETRY_BUDGET}.
+ *   {@link EKS_RETRY_BUDGET}. A list longer than its page limit is an error, never a truncated observation.
  * - A resource that vanishes between two calls of one observation is reported as gone (a cluster as
- *   `null`, a node group left out); a tracked update EKS no longer knows is left out.
+ *   `null`, a node group or add-on left out); a tracked update EKS no longer knows is left out.
  * - `apply` sends exactly one call per operation (see ops.ts); empty or no-op updates are refused.
  * - Every error leaves as one of the core's classes (`classifyAwsError`).
  *
@@ -18,52 +21,29 @@
  * const obs = await provider.observe({ clusterName: 'dev', region: 'eu-west-1' });
  */
 import {
-  type Cluster,
   DescribeClusterCommand,
   DescribeNodegroupCommand,
-  DescribeUpdateCommand,
   type EKSClient,
   ListNodegroupsCommand,
-  ListUpdatesCommand,
   type Nodegroup,
-  type Update,
 } from '@aws-sdk/client-eks';
-import { classifyAwsError, NotFoundError, PermanentError } from '../core/errors.js';
 import type { Observation } from '../core/observation.js';
 import type { MutatingOperation } from '../core/plan/types.js';
-import type {
-  ApplyResult,
-  ClusterProvider,
-  ClusterRef,
-  ObserveOptions,
-  TrackedUpdate,
-} from '../core/provider.js';
+import type { ApplyResult, ClusterProvider, ClusterRef, ObserveOptions } from '../core/provider.js';
 import { type EksClientOptions, EksClients } from './clients.js';
+import { call, unlessGone } from './eks-calls.js';
 import { explainDenied } from './errors.js';
+import { readAccessEntries } from './observe-access.js';
+import { describeAddons, listAddons, readAddonVersions } from './observe-addons.js';
+import { readInsights } from './observe-insights.js';
+import { OBSERVE_LIMITS, PAGE_SIZE } from './observe-limits.js';
 import { applyOperation } from './ops.js';
+import { allPages, TooManyPagesError, tokenParam } from './paging.js';
 import { required, selectUpdate, toObservedCluster, toObservedNodegroup } from './to-observation.js';
+import { toObservedAddon } from './to-observed-parts.js';
+import { readUpdates, scopeOf, type UpdateTarget } from './updates.js';
 
-/** Limits that keep one observation's EKS calls bounded. */
-export const OBSERVE_LIMITS = {
-  /** ListNodegroups pages (100 names each; EKS allows 30 managed node groups per cluster). */
-  maxNodegroupPages: 2,
-  /** ListUpdates page size when discovering an untracked update of an UPDATING resource. */
-  listUpdatesPageSize: 20,
-  /** DescribeUpdate calls per UPDATING resource when looking for its untracked update. */
-  maxUntrackedDescribes: 2,
-} as const;
-
-/**
- * Upper bound of logical EKS calls (before SDK retries) for one observation with `nodegroups` node
- * groups and `tracked` tracked updates: DescribeCluster, the ListNodegroups pages, one
- * DescribeNodegroup each, one DescribeUpdate per tracked update, and for each resource that is
- * UPDATING without a tracked update one ListUpdates plus up to `maxUntrackedDescribes` DescribeUpdate.
- * With retries, multiply by `maxAttempts`.
- */
-export function observeCallBound(nodegroups: number, tracked: number): number {
-  const discovery = (1 + nodegroups) * (1 + OBSERVE_LIMITS.maxUntrackedDescribes);
-  return 1 + OBSERVE_LIMITS.maxNodegroupPages + nodegroups + tracked + discovery;
-}
+export { OBSERVE_LIMITS, type ObservedParts, observeCallBound } from './observe-limits.js';
 
 /** No deployment defaults here: the planner resolves them into the operations it plans. */
 export interface EksProviderOptions extends EksClientOptions {
@@ -73,22 +53,23 @@ export interface EksProviderOptions extends EksClientOptions {
   readonly clients?: EksClients;
 }
 
-async function call<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    throw classifyAwsError(e);
-  }
-}
-
-/** Runs `fn`, turning "not found" into `undefined`; other errors propagate. */
-async function unlessGone<T>(fn: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await call(fn);
-  } catch (e) {
-    if (e instanceof NotFoundError) return undefined;
-    throw e;
-  }
+function listNodegroups(client: EKSClient, clusterName: string): Promise<string[]> {
+  return allPages(
+    OBSERVE_LIMITS.maxNodegroupPages,
+    async (nextToken) => {
+      const out = await client.send(
+        new ListNodegroupsCommand({ clusterName, maxResults: PAGE_SIZE, ...tokenParam(nextToken) }),
+      );
+      return { items: out.nodegroups ?? [], nextToken: out.nextToken };
+    },
+    () =>
+      new TooManyPagesError(
+        `cluster ${clusterName}'s node group list`,
+        OBSERVE_LIMITS.maxNodegroupPages,
+        'TooManyNodegroups',
+        'CloudOrch manages clusters within the EKS quota of 30 managed node groups; remove the extra node groups.',
+      ),
+  );
 }
 
 export class EksProvider implements ClusterProvider {
@@ -111,8 +92,8 @@ export class EksProvider implements ClusterProvider {
     const name = ref.clusterName;
     const described = await unlessGone(() => client.send(new DescribeClusterCommand({ name })));
     if (!described) return gone;
-    const cluster = required(described.cluster, 'cluster');
-    const names = await unlessGone(() => this.listNodegroups(client, name));
+    const cluster = toObservedCluster(required(described.cluster, 'cluster'));
+    const names = await unlessGone(() => listNodegroups(client, name));
     if (!names) return gone;
     const nodegroups: Nodegroup[] = [];
     for (const nodegroupName of names) {
@@ -121,13 +102,71 @@ export class EksProvider implements ClusterProvider {
       );
       if (out) nodegroups.push(required(out.nodegroup, 'nodegroup'));
     }
-    const updates = await this.updatesFor(client, cluster, nodegroups, opts.trackedUpdates ?? []);
+    const addonNames = await unlessGone(() => listAddons(client, name));
+    if (!addonNames) return gone;
+    const addons = await call(() => describeAddons(client, name, addonNames));
+
+    const present = new Set([
+      ...nodegroups.map((ng) => scopeOf({ nodegroupName: ng.nodegroupName })),
+      ...addons.map((a) => scopeOf({ addonName: a.addon.addonName })),
+    ]);
+    const updating: UpdateTarget[] = [
+      ...(cluster.status === 'UPDATING' ? [{}] : []),
+      ...nodegroups
+        .filter((ng) => ng.status === 'UPDATING')
+        .map((ng) => ({ nodegroupName: ng.nodegroupName })),
+      ...addons.filter((a) => a.addon.status === 'UPDATING').map((a) => ({ addonName: a.addon.addonName })),
+    ];
+    const updates = await call(() =>
+      readUpdates(client, {
+        clusterName: name,
+        tracked: opts.trackedUpdates ?? [],
+        exists: (t) => scopeOf(t) === '' || present.has(scopeOf(t)),
+        updating,
+      }),
+    );
+    const updateOf = (t: UpdateTarget) => selectUpdate(updates.get(scopeOf(t)) ?? []);
+    const controlPlaneUpdate = updateOf({});
+
+    const parts = await this.optionalParts(client, cluster, opts);
+    if (!parts) return gone;
     return {
-      cluster: toObservedCluster(cluster, selectUpdate(updates.get('') ?? [])),
+      cluster: { ...cluster, ...(controlPlaneUpdate ? { update: controlPlaneUpdate } : {}) },
       nodegroups: nodegroups.map((ng) =>
-        toObservedNodegroup(ng, selectUpdate(updates.get(ng.nodegroupName ?? '') ?? [])),
+        toObservedNodegroup(ng, updateOf({ nodegroupName: ng.nodegroupName })),
       ),
+      addons: addons.map((a) =>
+        toObservedAddon(a.addon, a.podIdentities, updateOf({ addonName: a.addon.addonName })),
+      ),
+      ...parts,
       observedAt,
+    };
+  }
+
+  /** What the options ask for beyond the always-read parts; `undefined` when the cluster went away. */
+  private async optionalParts(
+    client: EKSClient,
+    cluster: ReturnType<typeof toObservedCluster>,
+    opts: ObserveOptions,
+  ): Promise<Pick<Observation, 'addonVersions' | 'accessEntries' | 'insights'> | undefined> {
+    const name = cluster.name;
+    const addonVersions = opts.addonVersionsOf
+      ? await call(() => readAddonVersions(client, opts.addonVersionsOf ?? []))
+      : undefined;
+    let accessEntries: Observation['accessEntries'];
+    if (opts.accessEntries) {
+      accessEntries = await unlessGone(() => readAccessEntries(client, name, cluster.authenticationMode));
+      if (!accessEntries) return undefined;
+    }
+    let insights: Observation['insights'];
+    if (opts.insightsUnlessAt !== undefined && opts.insightsUnlessAt !== cluster.version) {
+      insights = await unlessGone(() => readInsights(client, name));
+      if (!insights) return undefined;
+    }
+    return {
+      ...(addonVersions ? { addonVersions } : {}),
+      ...(accessEntries ? { accessEntries } : {}),
+      ...(insights ? { insights } : {}),
     };
   }
 
@@ -137,87 +176,5 @@ export class EksProvider implements ClusterProvider {
     } catch (e) {
       throw explainDenied(op, e);
     }
-  }
-
-  private async listNodegroups(client: EKSClient, clusterName: string): Promise<string[]> {
-    const names: string[] = [];
-    let nextToken: string | undefined;
-    for (let page = 0; page < OBSERVE_LIMITS.maxNodegroupPages; page++) {
-      const out = await client.send(
-        new ListNodegroupsCommand({ clusterName, maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
-      );
-      names.push(...(out.nodegroups ?? []));
-      nextToken = out.nextToken;
-      if (!nextToken) return names;
-    }
-    // Never a silently truncated observation.
-    throw new PermanentError(
-      `cluster ${clusterName} lists more node groups than ${OBSERVE_LIMITS.maxNodegroupPages} pages`,
-      {
-        code: 'TooManyNodegroups',
-        remediation:
-          'CloudOrch manages clusters within the EKS quota of 30 managed node groups; remove the extra node groups.',
-      },
-    );
-  }
-
-  /** Updates per scope ('' = the control plane, else the node group name). */
-  private async updatesFor(
-    client: EKSClient,
-    cluster: Cluster,
-    nodegroups: readonly Nodegroup[],
-    tracked: readonly TrackedUpdate[],
-  ): Promise<Map<string, Update[]>> {
-    const clusterName = required(cluster.name, 'cluster.name');
-    const present = new Set(nodegroups.map((ng) => ng.nodegroupName));
-    const byScope = new Map<string, Update[]>();
-    const add = (scope: string, u: Update) => byScope.set(scope, [...(byScope.get(scope) ?? []), u]);
-    const describe = (updateId: string, nodegroupName?: string) =>
-      unlessGone(() =>
-        client.send(
-          new DescribeUpdateCommand({
-            name: clusterName,
-            updateId,
-            ...(nodegroupName ? { nodegroupName } : {}),
-          }),
-        ),
-      );
-    for (const t of tracked) {
-      // A tracked update of a node group that no longer exists has nothing left to report.
-      if (t.nodegroupName !== undefined && !present.has(t.nodegroupName)) continue;
-      const out = await describe(t.id, t.nodegroupName);
-      if (out?.update) add(t.nodegroupName ?? '', out.update);
-    }
-    const updating: { scope: string; nodegroupName?: string | undefined }[] = [];
-    if (cluster.status === 'UPDATING') updating.push({ scope: '' });
-    for (const ng of nodegroups) {
-      if (ng.status === 'UPDATING')
-        updating.push({
-          scope: required(ng.nodegroupName, 'nodegroup.nodegroupName'),
-          nodegroupName: ng.nodegroupName,
-        });
-    }
-    for (const { scope, nodegroupName } of updating) {
-      if ((byScope.get(scope) ?? []).some((u) => u.status === 'InProgress')) continue;
-      const list = await unlessGone(() =>
-        client.send(
-          new ListUpdatesCommand({
-            name: clusterName,
-            maxResults: OBSERVE_LIMITS.listUpdatesPageSize,
-            ...(nodegroupName ? { nodegroupName } : {}),
-          }),
-        ),
-      );
-      // EKS does not document the order of ListUpdates; look from the end of the page, where the
-      // newest ids are when the list is chronological, and stop at the first one in progress.
-      const ids = [...(list?.updateIds ?? [])].reverse().slice(0, OBSERVE_LIMITS.maxUntrackedDescribes);
-      for (const id of ids) {
-        const out = await describe(id, nodegroupName);
-        if (!out?.update) continue;
-        add(scope, out.update);
-        if (out.update.status === 'InProgress') break;
-      }
-    }
-    return byScope;
   }
 }

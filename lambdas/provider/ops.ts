@@ -1,18 +1,29 @@
 /**
  * Each planned operation is exactly one EKS call. Create and update calls carry the operation's
  * deterministic `clientRequestToken`. Before sending, the provider refuses what EKS must never receive
- * from CloudOrch: an empty or no-op update, a create without the ownership tags (a node group also
- * without its pool tag), a create missing its role or subnets. The planner resolves roles and subnets (spec, then deployment defaults); the
- * provider only asserts they are there, never fills them in. Results carry only what the response says.
+ * from CloudOrch: an empty or no-op update (an add-on update that changes nothing, an authentication
+ * mode that does not move), a create without the ownership tags (a cluster, node group, add-on or
+ * access entry; a node group also without its pool tag), a create missing its role or subnets. The
+ * planner resolves roles and subnets (spec, then deployment defaults); the provider only asserts they
+ * are there, never fills them in. Results carry only what the response says.
  */
 import {
+  AssociateAccessPolicyCommand,
+  CreateAccessEntryCommand,
+  CreateAddonCommand,
   CreateClusterCommand,
   CreateNodegroupCommand,
+  DeleteAccessEntryCommand,
+  DeleteAddonCommand,
   DeleteClusterCommand,
   DeleteNodegroupCommand,
+  DisassociateAccessPolicyCommand,
   type EKSClient,
   TagResourceCommand,
   UntagResourceCommand,
+  UpdateAccessEntryCommand,
+  UpdateAddonCommand,
+  UpdateClusterConfigCommand,
   UpdateClusterVersionCommand,
   UpdateNodegroupConfigCommand,
   UpdateNodegroupVersionCommand,
@@ -21,6 +32,14 @@ import { DEFAULTS_ENV } from '../config.js';
 import { OWNER_TAG } from '../core/ownership.js';
 import type { MutatingOperation } from '../core/plan/types.js';
 import type { ApplyResult } from '../core/provider.js';
+import {
+  associateAccessPolicyInput,
+  authenticationMode,
+  createAccessEntryInput,
+  updateAccessEntryInput,
+  updateClusterConfigInput,
+} from './access-requests.js';
+import { createAddonInput, deleteAddonInput, updateAddonInput } from './addon-requests.js';
 import { ProviderBugError, ProviderRefusedError } from './errors.js';
 import { createNodegroupInput, updateNodegroupConfigInput } from './nodegroup-requests.js';
 import { required } from './to-observation.js';
@@ -74,6 +93,10 @@ async function createCluster(client: EKSClient, op: Op<'CreateCluster'>): Promis
       roleArn,
       resourcesVpcConfig: { subnetIds: [...subnetIds], securityGroupIds: [...securityGroupIds] },
       tags: { ...op.tags },
+      accessConfig: {
+        authenticationMode: authenticationMode(op.accessConfig.authenticationMode),
+        bootstrapClusterCreatorAdminPermissions: op.accessConfig.bootstrapClusterCreatorAdminPermissions,
+      },
       clientRequestToken: op.clientRequestToken,
     }),
   );
@@ -104,6 +127,21 @@ async function updateConfig(client: EKSClient, op: Op<'UpdateNodegroupConfig'>):
   return sendUpdate(op.kind, 'node group config update', false, () =>
     client.send(new UpdateNodegroupConfigCommand(input)),
   );
+}
+
+async function createAddon(client: EKSClient, op: Op<'CreateAddon'>): Promise<ApplyResult> {
+  const a = required((await client.send(new CreateAddonCommand(createAddonInput(op)))).addon, 'addon');
+  return {
+    kind: op.kind,
+    arn: required(a.addonArn, 'addon.addonArn'),
+    ...(a.status ? { status: a.status } : {}),
+  };
+}
+
+async function createAccessEntry(client: EKSClient, op: Op<'CreateAccessEntry'>): Promise<ApplyResult> {
+  const out = await client.send(new CreateAccessEntryCommand(createAccessEntryInput(op)));
+  const e = required(out.accessEntry, 'accessEntry');
+  return { kind: op.kind, arn: required(e.accessEntryArn, 'accessEntry.accessEntryArn') };
 }
 
 /** One sender per operation kind: a kind without one fails the type-check. */
@@ -153,6 +191,48 @@ const SEND: { readonly [K in MutatingOperation['kind']]: Sender<K> } = {
     const out = await client.send(new DeleteClusterCommand({ name: op.clusterName }));
     const status = out.cluster?.status;
     return { kind: op.kind, ...(status ? { status } : {}) };
+  },
+  CreateAddon: createAddon,
+  UpdateAddon: (client, op) => {
+    const input = updateAddonInput(op);
+    return sendUpdate(op.kind, 'add-on update', false, () => client.send(new UpdateAddonCommand(input)));
+  },
+  DeleteAddon: async (client, op) => {
+    const out = await client.send(new DeleteAddonCommand(deleteAddonInput(op)));
+    const status = out.addon?.status;
+    return { kind: op.kind, ...(status ? { status } : {}) };
+  },
+  UpdateClusterConfig: (client, op) => {
+    const input = updateClusterConfigInput(op);
+    return sendUpdate(op.kind, 'cluster config update', false, () =>
+      client.send(new UpdateClusterConfigCommand(input)),
+    );
+  },
+  CreateAccessEntry: createAccessEntry,
+  UpdateAccessEntry: async (client, op) => {
+    const out = await client.send(new UpdateAccessEntryCommand(updateAccessEntryInput(op)));
+    const arn = out.accessEntry?.accessEntryArn;
+    return { kind: op.kind, ...(arn ? { arn } : {}) };
+  },
+  DeleteAccessEntry: async (client, op) => {
+    await client.send(
+      new DeleteAccessEntryCommand({ clusterName: op.clusterName, principalArn: op.principalArn }),
+    );
+    return { kind: op.kind };
+  },
+  AssociateAccessPolicy: async (client, op) => {
+    await client.send(new AssociateAccessPolicyCommand(associateAccessPolicyInput(op)));
+    return { kind: op.kind };
+  },
+  DisassociateAccessPolicy: async (client, op) => {
+    await client.send(
+      new DisassociateAccessPolicyCommand({
+        clusterName: op.clusterName,
+        principalArn: op.principalArn,
+        policyArn: op.policyArn,
+      }),
+    );
+    return { kind: op.kind };
   },
 };
 

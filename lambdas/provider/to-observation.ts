@@ -90,6 +90,7 @@ export function toObservedCluster(c: Cluster, update?: InFlightUpdate): Observed
     tags: c.tags ?? {},
     ...(c.createdAt ? { createdAt: c.createdAt.toISOString() } : {}),
     ...(update ? { update } : {}),
+    ...(c.accessConfig?.authenticationMode ? { authenticationMode: c.accessConfig.authenticationMode } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The EKS calls the provider really sends, found by running it against a client that records every
- * command: `observe` down every path (an UPDATING cluster and node group, tracked and untracked
- * updates) and `apply` once per operation kind. Also every command the provider's source constructs,
+ * command: `observe` down every path (an UPDATING cluster, node group and add-on, tracked and
+ * untracked updates, add-on versions, access entries, insights) and `apply` once per operation kind. Also every command the provider's source constructs,
  * so a call on a path these runs miss still shows up.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +13,8 @@ import { EksClients } from '../../lambdas/provider/clients.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
 
 const scaling = { minSize: 1, maxSize: 3, desiredSize: 1 };
+const PRINCIPAL = 'arn:aws:iam::123456789012:role/ops';
+const POLICY = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy';
 const at = { clusterName: 'c', region: 'eu-west-1' };
 
 /** One operation of every kind, complete by type: a new kind fails the type-check until it is here. */
@@ -26,6 +28,7 @@ const SAMPLES: { readonly [K in MutatingOperation['kind']]: Extract<MutatingOper
     subnetIds: ['subnet-1', 'subnet-2'],
     securityGroupIds: [],
     tags: { [OWNER_TAG]: 'team/c' },
+    accessConfig: { authenticationMode: 'API', bootstrapClusterCreatorAdminPermissions: false },
   },
   CreateNodegroup: {
     kind: 'CreateNodegroup',
@@ -82,9 +85,70 @@ const SAMPLES: { readonly [K in MutatingOperation['kind']]: Extract<MutatingOper
     pool: 'default',
   },
   DeleteCluster: { kind: 'DeleteCluster', ...at },
+  CreateAddon: {
+    kind: 'CreateAddon',
+    ...at,
+    clientRequestToken: 't',
+    addonName: 'coredns',
+    addonVersion: 'v1.11.4-eksbuild.2',
+    resolveConflicts: 'OVERWRITE',
+    tags: { [OWNER_TAG]: 'team/c', [MANAGED_BY_TAG]: 'cloudorch' },
+  },
+  UpdateAddon: {
+    kind: 'UpdateAddon',
+    ...at,
+    clientRequestToken: 't',
+    addonName: 'coredns',
+    addonVersion: 'v1.11.4-eksbuild.2',
+    fromVersion: 'v1.11.3-eksbuild.1',
+    reason: 'incompatible',
+    resolveConflicts: 'OVERWRITE',
+  },
+  DeleteAddon: { kind: 'DeleteAddon', ...at, addonName: 'coredns', preserve: true },
+  UpdateClusterConfig: {
+    kind: 'UpdateClusterConfig',
+    ...at,
+    clientRequestToken: 't',
+    fromMode: 'API_AND_CONFIG_MAP',
+    authenticationMode: 'API',
+  },
+  CreateAccessEntry: {
+    kind: 'CreateAccessEntry',
+    ...at,
+    clientRequestToken: 't',
+    principalArn: PRINCIPAL,
+    type: 'STANDARD',
+    kubernetesGroups: [],
+    tags: { [OWNER_TAG]: 'team/c', [MANAGED_BY_TAG]: 'cloudorch' },
+  },
+  UpdateAccessEntry: {
+    kind: 'UpdateAccessEntry',
+    ...at,
+    clientRequestToken: 't',
+    principalArn: PRINCIPAL,
+    kubernetesGroups: ['ops'],
+  },
+  DeleteAccessEntry: { kind: 'DeleteAccessEntry', ...at, principalArn: PRINCIPAL, reason: 'removed' },
+  AssociateAccessPolicy: {
+    kind: 'AssociateAccessPolicy',
+    ...at,
+    principalArn: PRINCIPAL,
+    policyArn: POLICY,
+    accessScope: { type: 'cluster', namespaces: [] },
+  },
+  DisassociateAccessPolicy: {
+    kind: 'DisassociateAccessPolicy',
+    ...at,
+    principalArn: PRINCIPAL,
+    policyArn: POLICY,
+  },
 };
 
-/** One answer that satisfies every call: an UPDATING cluster with one UPDATING node group. */
+/**
+ * One answer that satisfies every call: an UPDATING cluster in an API authentication mode with one
+ * UPDATING node group, one UPDATING add-on with a pod identity association, one access entry and one
+ * insight in ERROR. DescribeAddonVersions answers `addons` with add-on infos, ListAddons with names.
+ */
 const ANSWER = {
   cluster: {
     name: 'c',
@@ -93,7 +157,30 @@ const ANSWER = {
     status: 'UPDATING',
     roleArn: 'arn:aws:iam::123456789012:role/cluster',
     resourcesVpcConfig: { subnetIds: ['subnet-1', 'subnet-2'] },
+    accessConfig: { authenticationMode: 'API' },
   },
+  addons: ['coredns'],
+  addon: {
+    addonName: 'coredns',
+    addonArn: 'arn:aws:eks:eu-west-1:123456789012:addon/c/coredns/1',
+    addonVersion: 'v1.11.4-eksbuild.2',
+    status: 'UPDATING',
+    podIdentityAssociations: ['arn:aws:eks:eu-west-1:123456789012:podidentityassociation/c/a-1'],
+  },
+  association: {
+    serviceAccount: 'coredns',
+    roleArn: PRINCIPAL,
+    associationArn: 'arn:aws:eks:eu-west-1:123456789012:podidentityassociation/c/a-1',
+  },
+  accessEntries: [PRINCIPAL],
+  accessEntry: {
+    principalArn: PRINCIPAL,
+    accessEntryArn: 'arn:aws:eks:eu-west-1:123456789012:access-entry/c/role/123456789012/ops/1',
+    type: 'STANDARD',
+  },
+  associatedAccessPolicies: [{ policyArn: POLICY, accessScope: { type: 'cluster' } }],
+  insights: [{ id: 'i-1', name: 'Deprecated APIs', insightStatus: { status: 'ERROR' } }],
+  insight: { id: 'i-1', name: 'Deprecated APIs', recommendation: 'Move off them.' },
   nodegroups: ['ng'],
   nodegroup: {
     nodegroupName: 'ng',
@@ -108,14 +195,29 @@ const ANSWER = {
   update: { id: 'u', type: 'VersionUpdate', status: 'Successful' },
 };
 
+/** Answers whose member names clash with another call's. */
+const ANSWERS: Readonly<Record<string, object>> = {
+  DescribeAddonVersions: {
+    addons: [
+      {
+        addonName: 'coredns',
+        addonVersions: [
+          { addonVersion: 'v1.11.4-eksbuild.2', compatibilities: [{ clusterVersion: '1.33' }] },
+        ],
+      },
+    ],
+  },
+};
+
 /** A provider whose every command is recorded as its EKS action name, and answered with ANSWER. */
 function recording(): { provider: EksProvider; sent: Set<string> } {
   const sent = new Set<string>();
   const clients = new EksClients();
   const fake = {
     send: async (command: object) => {
-      sent.add(`eks:${command.constructor.name.replace(/Command$/, '')}`);
-      return structuredClone(ANSWER);
+      const call = command.constructor.name.replace(/Command$/, '');
+      sent.add(`eks:${call}`);
+      return structuredClone(ANSWERS[call] ?? ANSWER);
     },
   };
   clients.forRegion = () => fake as unknown as EKSClient;
@@ -124,7 +226,16 @@ function recording(): { provider: EksProvider; sent: Set<string> } {
 
 export async function observeCalls(): Promise<string[]> {
   const { provider, sent } = recording();
-  await provider.observe(at, { trackedUpdates: [{ id: 'u-tracked' }, { id: 'u-ng', nodegroupName: 'ng' }] });
+  await provider.observe(at, {
+    trackedUpdates: [
+      { id: 'u-tracked' },
+      { id: 'u-ng', nodegroupName: 'ng' },
+      { id: 'u-addon', addonName: 'coredns' },
+    ],
+    addonVersionsOf: ['coredns'],
+    accessEntries: true,
+    insightsUnlessAt: '1.34',
+  });
   return [...sent].sort();
 }
 

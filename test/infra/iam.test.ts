@@ -27,6 +27,15 @@ const EKS_READ = [
   'eks:DescribeNodegroup',
   'eks:ListUpdates',
   'eks:DescribeUpdate',
+  'eks:ListAddons',
+  'eks:DescribeAddon',
+  'eks:DescribeAddonVersions',
+  'eks:DescribePodIdentityAssociation',
+  'eks:ListAccessEntries',
+  'eks:DescribeAccessEntry',
+  'eks:ListAssociatedAccessPolicies',
+  'eks:ListInsights',
+  'eks:DescribeInsight',
 ];
 const EKS_WRITE = [
   'eks:CreateCluster',
@@ -38,6 +47,15 @@ const EKS_WRITE = [
   'eks:DeleteCluster',
   'eks:TagResource',
   'eks:UntagResource',
+  'eks:CreateAddon',
+  'eks:UpdateAddon',
+  'eks:DeleteAddon',
+  'eks:UpdateClusterConfig',
+  'eks:CreateAccessEntry',
+  'eks:UpdateAccessEntry',
+  'eks:DeleteAccessEntry',
+  'eks:AssociateAccessPolicy',
+  'eks:DisassociateAccessPolicy',
 ];
 const START = ['states:StartExecution'];
 // Whoever finds a lease asks whether the execution it names still runs.
@@ -127,6 +145,27 @@ describe('function roles', () => {
   });
 });
 
+describe('EKS reads', () => {
+  it('only DescribeAddonVersions (it names no resource) is granted on every resource', () => {
+    for (const key of ['observe', 'sweep', 'driftEvent'] as const) {
+      const star = statements[key].filter((st) => JSON.stringify(st.Resource) === '"*"');
+      expect(star.flatMap(actionsOf).filter((a) => a.startsWith('eks:'))).toEqual([
+        'eks:DescribeAddonVersions',
+      ]);
+      const [read] = withAction(key, 'eks:DescribeAccessEntry');
+      const resources = JSON.stringify(read?.Resource);
+      for (const kind of [
+        ':cluster/',
+        ':nodegroup/',
+        ':addon/',
+        ':access-entry/',
+        ':podidentityassociation/',
+      ])
+        expect(resources).toContain(kind);
+    }
+  });
+});
+
 describe('EKS: the calls the provider sends, and no other', () => {
   it('the recorded runs reach every command the provider constructs', async () => {
     const sent = [...new Set([...(await observeCalls()), ...(await applyCalls())])].sort();
@@ -159,6 +198,7 @@ describe('apply: EKS mutations limited by ownership tags', () => {
     const actions = [
       'eks:UpdateClusterVersion',
       'eks:UpdateNodegroupConfig',
+      'eks:UpdateClusterConfig',
       'eks:DeleteNodegroup',
       'eks:DeleteCluster',
     ];
@@ -169,6 +209,36 @@ describe('apply: EKS mutations limited by ownership tags', () => {
     }
   });
 
+  it('changes add-ons and access entries on their own ARNs, without a tag condition (adopted ones carry none)', () => {
+    const parts = [
+      'eks:UpdateAddon',
+      'eks:DeleteAddon',
+      'eks:UpdateAccessEntry',
+      'eks:DeleteAccessEntry',
+      'eks:AssociateAccessPolicy',
+      'eks:DisassociateAccessPolicy',
+    ];
+    const [st, ...more] = withAction('apply', 'eks:UpdateAddon');
+    expect(more).toHaveLength(0);
+    expect(actionsOf(st!).sort()).toEqual([...parts].sort());
+    for (const action of parts) expect(withAction('apply', action)).toEqual([st]);
+    expect(st?.Condition).toBeUndefined();
+    const resources = JSON.stringify(st?.Resource);
+    expect(resources).toMatch(/:addon\/\*\/\*\/\*"/);
+    expect(resources).toMatch(/:access-entry\/\*\/\*\/\*\/\*\/\*"/);
+    expect(resources).not.toContain(':cluster/');
+    expect(resources).not.toContain(':nodegroup/');
+  });
+
+  it('tags add-ons and access entries under the same rule as clusters and node groups', () => {
+    const onOwned = withAction('apply', 'eks:TagResource').find(
+      (st) => st.Condition?.['StringEquals']?.[managed],
+    );
+    const resources = JSON.stringify(onOwned?.Resource);
+    for (const kind of [':cluster/', ':nodegroup/', ':addon/', ':access-entry/'])
+      expect(resources).toContain(kind);
+  });
+
   it('without deleteForeignNodegroups, no role may delete a node group CloudOrch did not create', () => {
     for (const key of Object.keys(FUNCTIONS) as FunctionKey[]) {
       expect(statements[key].filter((st) => st.Sid === 'EksDeleteForeignNodegroups')).toEqual([]);
@@ -176,8 +246,15 @@ describe('apply: EKS mutations limited by ownership tags', () => {
   });
 
   it('creates only with the ownership tags in the request; the request tags are not limited by key', () => {
-    for (const action of ['eks:CreateCluster', 'eks:CreateNodegroup']) {
+    for (const action of [
+      'eks:CreateCluster',
+      'eks:CreateNodegroup',
+      'eks:CreateAddon',
+      'eks:CreateAccessEntry',
+    ]) {
       const [create, ...more] = withAction('apply', action);
+      // Add-ons and access entries are created through the cluster: the cluster is the resource.
+      expect(JSON.stringify(create?.Resource), action).toMatch(/:cluster\/\*"/);
       expect(more).toHaveLength(0);
       expect(create?.Condition?.['StringEquals']?.[`aws:RequestTag/${MANAGED_BY_TAG}`]).toBe('cloudorch');
       expect(create?.Condition?.['Null']?.[`aws:RequestTag/${OWNER_TAG}`]).toBe('false');

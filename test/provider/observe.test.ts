@@ -166,11 +166,17 @@ describe('observe against the simulator', () => {
     return Object.fromEntries(Object.entries(c).map(([op, n]) => [op, n.requests]));
   };
 
-  it('a quiet cluster costs DescribeCluster, ListNodegroups and one DescribeNodegroup: no update calls', async () => {
+  it('a quiet cluster costs DescribeCluster, ListNodegroups, one DescribeNodegroup and ListAddons: no update calls', async () => {
     const o = await h.provider.observe(ref);
     expect(o.cluster?.status).toBe('ACTIVE');
     expect(o.nodegroups.map((n) => n.status)).toEqual(['ACTIVE']);
-    expect(await calls()).toEqual({ DescribeCluster: 1, ListNodegroups: 1, DescribeNodegroup: 1 });
+    expect(o.addons).toEqual([]);
+    expect(await calls()).toEqual({
+      DescribeCluster: 1,
+      ListNodegroups: 1,
+      DescribeNodegroup: 1,
+      ListAddons: 1,
+    });
   });
 
   it('right after an update the status still reads ACTIVE; only the tracked update shows the truth', async () => {
@@ -208,6 +214,7 @@ describe('observe against the simulator', () => {
       DescribeCluster: 1,
       ListNodegroups: 1,
       DescribeNodegroup: 1,
+      ListAddons: 1,
       ListUpdates: 1,
       DescribeUpdate: 1,
     });

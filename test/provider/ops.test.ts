@@ -39,6 +39,8 @@ async function startRecorder(): Promise<{ url: string; seen: Seen[]; close(): Pr
       : {
           cluster: { arn: 'arn:x', status: 'CREATING' },
           nodegroup: { nodegroupArn: 'arn:y', status: 'CREATING' },
+          addon: { addonArn: 'arn:a', status: 'CREATING' },
+          accessEntry: { accessEntryArn: 'arn:e' },
         };
   const server = createServer((req, res) => {
     let text = '';
@@ -61,6 +63,49 @@ async function startRecorder(): Promise<{ url: string; seen: Seen[]; close(): Pr
 
 const ACCOUNT = '000000000000';
 const base = { clusterName: ref.clusterName, region: REGION };
+const OWNED = { [OWNER_TAG]: 'default/conformance', [MANAGED_BY_TAG]: 'cloudorch' };
+const PRINCIPAL = 'arn:aws:iam::000000000000:role/ops';
+const VIEW = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy';
+const createAddon: Extract<MutatingOperation, { kind: 'CreateAddon' }> = {
+  kind: 'CreateAddon',
+  ...base,
+  addonName: 'aws-ebs-csi-driver',
+  addonVersion: 'v1.40.0-eksbuild.1',
+  configurationValues: '{"controller":{"replicaCount":3}}',
+  serviceAccountRoleArn: 'arn:aws:iam::000000000000:role/ebs',
+  podIdentityAssociations: [
+    { serviceAccount: 'ebs-csi-controller-sa', roleArn: 'arn:aws:iam::000000000000:role/ebs' },
+  ],
+  resolveConflicts: 'OVERWRITE',
+  tags: { team: 'platform', ...OWNED },
+  clientRequestToken: 'tok-addon',
+};
+const updateAddon: Extract<MutatingOperation, { kind: 'UpdateAddon' }> = {
+  kind: 'UpdateAddon',
+  ...base,
+  addonName: 'coredns',
+  addonVersion: 'v1.11.4-eksbuild.2',
+  fromVersion: 'v1.11.3-eksbuild.1',
+  reason: 'incompatible',
+  resolveConflicts: 'PRESERVE',
+  clientRequestToken: 'tok-update',
+};
+const createEntry: Extract<MutatingOperation, { kind: 'CreateAccessEntry' }> = {
+  kind: 'CreateAccessEntry',
+  ...base,
+  principalArn: PRINCIPAL,
+  type: 'STANDARD',
+  kubernetesGroups: ['ops'],
+  tags: OWNED,
+  clientRequestToken: 'tok-entry',
+};
+const modeOp = (fromMode: string, authenticationMode: string): MutatingOperation => ({
+  kind: 'UpdateClusterConfig',
+  ...base,
+  fromMode,
+  authenticationMode,
+  clientRequestToken: 'tok-mode',
+});
 
 describe('the provider sends one call per operation', () => {
   let rec: Awaited<ReturnType<typeof startRecorder>>;
@@ -145,12 +190,142 @@ describe('the provider sends one call per operation', () => {
       {},
     ],
     [{ kind: 'DeleteCluster', ...base }, 'DELETE', '/clusters/conformance', {}],
+    [
+      createAddon,
+      'POST',
+      '/clusters/conformance/addons',
+      {
+        addonName: 'aws-ebs-csi-driver',
+        addonVersion: 'v1.40.0-eksbuild.1',
+        configurationValues: createAddon.configurationValues,
+        serviceAccountRoleArn: createAddon.serviceAccountRoleArn,
+        podIdentityAssociations: createAddon.podIdentityAssociations,
+        resolveConflicts: 'OVERWRITE',
+        tags: createAddon.tags,
+        clientRequestToken: 'tok-addon',
+      },
+    ],
+    [
+      updateAddon,
+      'POST',
+      '/clusters/conformance/addons/coredns/update',
+      { addonVersion: 'v1.11.4-eksbuild.2', resolveConflicts: 'PRESERVE', clientRequestToken: 'tok-update' },
+    ],
+    [
+      { kind: 'DeleteAddon', ...base, addonName: 'coredns', preserve: true },
+      'DELETE',
+      '/clusters/conformance/addons/coredns?preserve=true',
+      {},
+    ],
+    [
+      modeOp('API_AND_CONFIG_MAP', 'API'),
+      'POST',
+      '/clusters/conformance/update-config',
+      { accessConfig: { authenticationMode: 'API' }, clientRequestToken: 'tok-mode' },
+    ],
+    [
+      createEntry,
+      'POST',
+      '/clusters/conformance/access-entries',
+      {
+        principalArn: PRINCIPAL,
+        type: 'STANDARD',
+        kubernetesGroups: ['ops'],
+        tags: OWNED,
+        clientRequestToken: 'tok-entry',
+      },
+    ],
+    [
+      {
+        kind: 'UpdateAccessEntry',
+        ...base,
+        principalArn: PRINCIPAL,
+        kubernetesGroups: [],
+        clientRequestToken: 'tok-u',
+      },
+      'POST',
+      `/clusters/conformance/access-entries/${PRINCIPAL}`,
+      { kubernetesGroups: [], clientRequestToken: 'tok-u' },
+    ],
+    [
+      { kind: 'DeleteAccessEntry', ...base, principalArn: PRINCIPAL, reason: 'unlisted' },
+      'DELETE',
+      `/clusters/conformance/access-entries/${PRINCIPAL}`,
+      {},
+    ],
+    [
+      {
+        kind: 'AssociateAccessPolicy',
+        ...base,
+        principalArn: PRINCIPAL,
+        policyArn: VIEW,
+        accessScope: { type: 'namespace', namespaces: ['a', 'b'] },
+      },
+      'POST',
+      `/clusters/conformance/access-entries/${PRINCIPAL}/access-policies`,
+      { policyArn: VIEW, accessScope: { type: 'namespace', namespaces: ['a', 'b'] } },
+    ],
+    [
+      { kind: 'DisassociateAccessPolicy', ...base, principalArn: PRINCIPAL, policyArn: VIEW },
+      'DELETE',
+      `/clusters/conformance/access-entries/${PRINCIPAL}/access-policies/${VIEW}`,
+      {},
+    ],
   ];
 
   it.each(cases.map((c) => [c[0].kind, ...c] as const))('%s -> %s %s', async (_, op, method, path, body) => {
     await provider.apply(op);
     expect(rec.seen).toHaveLength(1);
     expect(rec.seen[0]).toMatchObject({ method, path, body });
+  });
+
+  it('CreateCluster sends the access config: no admin entry for CloudOrch itself', async () => {
+    await provider.apply(createClusterOp(ACCOUNT, 1, '1.30', 'API'));
+    expect(rec.seen[0]?.body['accessConfig']).toEqual({
+      authenticationMode: 'API',
+      bootstrapClusterCreatorAdminPermissions: false,
+    });
+  });
+
+  it('add-on and access requests leave out what the planner did not set', async () => {
+    const { configurationValues, serviceAccountRoleArn, podIdentityAssociations, ...bare } = createAddon;
+    expect([configurationValues, serviceAccountRoleArn, podIdentityAssociations]).not.toContain(undefined);
+    await provider.apply(bare);
+    expect(Object.keys(rec.seen[0]?.body ?? {}).sort()).toEqual(
+      ['addonName', 'addonVersion', 'clientRequestToken', 'resolveConflicts', 'tags'].sort(),
+    );
+    // Groups only on STANDARD entries, and only when there are some.
+    await provider.apply({ ...createEntry, kubernetesGroups: [] });
+    await provider.apply({ ...createEntry, type: 'EC2_LINUX' });
+    for (const seen of rec.seen.slice(1)) expect(seen.body).not.toHaveProperty('kubernetesGroups');
+    // A cluster scope names no namespaces.
+    await provider.apply({
+      kind: 'AssociateAccessPolicy',
+      ...base,
+      principalArn: PRINCIPAL,
+      policyArn: VIEW,
+      accessScope: { type: 'cluster', namespaces: [] },
+    });
+    expect(rec.seen[3]?.body['accessScope']).toEqual({ type: 'cluster' });
+  });
+
+  it('update calls return the update EKS started; creates the ARN', async () => {
+    expect(await provider.apply(updateAddon)).toMatchObject({ kind: 'UpdateAddon', updateId: 'u-1' });
+    expect(await provider.apply(modeOp('CONFIG_MAP', 'API_AND_CONFIG_MAP'))).toMatchObject({
+      updateId: 'u-1',
+    });
+    expect(await provider.apply(createAddon)).toMatchObject({ arn: 'arn:a', status: 'CREATING' });
+    expect(await provider.apply(createEntry)).toMatchObject({ arn: 'arn:e' });
+    // The same version with new settings is a change.
+    await provider.apply({
+      ...updateAddon,
+      addonVersion: updateAddon.fromVersion,
+      configurationValues: '{}',
+    });
+    expect(rec.seen.at(-1)?.body).toMatchObject({
+      addonVersion: updateAddon.fromVersion,
+      configurationValues: '{}',
+    });
   });
 
   it('CreateCluster and CreateNodegroup send the role, subnets and security groups the planner resolved', async () => {
@@ -207,7 +382,27 @@ describe('the provider sends one call per operation', () => {
     ['an empty untag request', { kind: 'UntagResource', ...base, resourceArn: 'arn:x', tagKeys: [] }],
     [
       'an operation kind the provider does not implement',
-      { kind: 'UpdateClusterConfig', ...base } as unknown as MutatingOperation,
+      { kind: 'CreateFargateProfile', ...base } as unknown as MutatingOperation,
+    ],
+    ['an add-on create without the ownership tags', { ...createAddon, tags: { team: 'x' } }],
+    ['an add-on create without managed-by', { ...createAddon, tags: { [OWNER_TAG]: 'a/b' } }],
+    ['an add-on update that changes nothing', { ...updateAddon, addonVersion: updateAddon.fromVersion }],
+    [
+      'an add-on delete that would not preserve',
+      { kind: 'DeleteAddon', ...base, addonName: 'coredns', preserve: false } as unknown as MutatingOperation,
+    ],
+    ['an authentication mode that does not move', modeOp('API', 'API')],
+    ['an authentication mode EKS does not know', modeOp('API', 'IAM')],
+    ['an access entry create without the ownership tags', { ...createEntry, tags: { team: 'x' } }],
+    [
+      'a namespace scope without namespaces',
+      {
+        kind: 'AssociateAccessPolicy',
+        ...base,
+        principalArn: PRINCIPAL,
+        policyArn: VIEW,
+        accessScope: { type: 'namespace', namespaces: [] },
+      },
     ],
   ];
 

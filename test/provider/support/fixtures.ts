@@ -19,7 +19,12 @@ export const POOL = 'default';
 export const ref = { clusterName: CLUSTER, region: REGION } as const;
 const base = { clusterName: CLUSTER, region: REGION } as const;
 
-export function createClusterOp(account: string, generation = 1, version = '1.30'): CreateCluster {
+export function createClusterOp(
+  account: string,
+  generation = 1,
+  version = '1.30',
+  authenticationMode = 'API_AND_CONFIG_MAP',
+): CreateCluster {
   return {
     kind: 'CreateCluster',
     ...base,
@@ -28,6 +33,7 @@ export function createClusterOp(account: string, generation = 1, version = '1.30
     subnetIds: ['subnet-a', 'subnet-b'],
     securityGroupIds: ['sg-1'],
     tags: { team: 'platform', ...ownershipTags(RECORD) },
+    accessConfig: { authenticationMode, bootstrapClusterCreatorAdminPermissions: false },
     clientRequestToken: idempotencyToken(RECORD, generation, 'CreateCluster', CLUSTER, version),
   };
 }

@@ -6,8 +6,8 @@
 import type { Observation } from '../../../lambdas/core/observation.js';
 import { firstAction, plan } from '../../../lambdas/core/plan/plan.js';
 import type { Desired, MutatingOperation, PlanDefaults } from '../../../lambdas/core/plan/types.js';
-import type { ClusterProvider, TrackedUpdate } from '../../../lambdas/core/provider.js';
-import { type CloudClusterSpecInput, specSchema } from '../../../lambdas/core/spec/schema.js';
+import type { ClusterProvider, ObserveOptions, TrackedUpdate } from '../../../lambdas/core/provider.js';
+import { type CloudClusterSpecInput, readinessOf, specSchema } from '../../../lambdas/core/spec/schema.js';
 
 /** The simulator's account and the deployment defaults the reconcile tests create with. */
 export const ACCOUNT = '000000000000';
@@ -32,6 +32,21 @@ export function desiredOf(
   return { id, spec: specSchema.parse(input), generation, deletionRequested };
 }
 
+/**
+ * What an observation reads for this spec beyond the cluster, its node groups and add-ons: the listed
+ * add-ons' versions, access when the spec manages it, insights unless readiness is `ignore`.
+ */
+export function observeOptionsOf(d: Desired, trackedUpdates: readonly TrackedUpdate[]): ObserveOptions {
+  const { spec } = d;
+  const addons = (spec.addons ?? []).map((a) => a.name);
+  return {
+    trackedUpdates,
+    ...(addons.length > 0 ? { addonVersionsOf: addons } : {}),
+    ...(spec.access ? { accessEntries: true } : {}),
+    ...(readinessOf(spec) === 'ignore' ? {} : { insightsUnlessAt: spec.kubernetesVersion }),
+  };
+}
+
 export async function converge(
   provider: ClusterProvider,
   d: Desired,
@@ -43,12 +58,14 @@ export async function converge(
   let tracked: TrackedUpdate[] = [];
   const applied: MutatingOperation[] = [];
   for (let i = 1; i <= maxIterations; i++) {
-    const o = await provider.observe(ref, { trackedUpdates: tracked });
+    const o = await provider.observe(ref, observeOptionsOf(d, tracked));
     // Keep tracking only what EKS still reports as in progress.
     tracked = tracked.filter((t) => {
       const u = t.nodegroupName
         ? o.nodegroups.find((ng) => ng.name === t.nodegroupName)?.update
-        : o.cluster?.update;
+        : t.addonName
+          ? o.addons?.find((a) => a.name === t.addonName)?.update
+          : o.cluster?.update;
       return u?.id === t.id && u.status === 'InProgress';
     });
     const ops = plan(d, o, defaults);
@@ -68,6 +85,7 @@ export async function converge(
       tracked.push({
         id: r.updateId,
         ...('nodegroupName' in next ? { nodegroupName: next.nodegroupName } : {}),
+        ...('addonName' in next ? { addonName: next.addonName } : {}),
       });
     }
   }
