@@ -29,8 +29,12 @@ fields := {
 	"cluster.metadata.name": {"string"},
 	"cluster.metadata.namespace": {"string"},
 	"cluster.metadata.deletionRequested": {"boolean"},
+	"cluster.addons": {"array", "null"},
+	"cluster.access": {"object", "null"},
 	"observed.cluster": {"object", "null"},
 	"observed.nodegroups": {"array"},
+	"observed.accessEntries": {"array", "null"},
+	"observed.insights": {"array", "null"},
 	"plan": {"array"},
 	"estimate.monthlyCost": {"number"},
 	"estimate.controlPlane": {"number"},
@@ -61,10 +65,33 @@ nodegroup_fields := {
 	"tags": {"object"},
 }
 
+# The optional parts of the spec and the observation, per element (absent lists are not read).
+addon_fields := {"name": {"string"}}
+
+access_entry_fields := {"principalArn": {"string"}, "policies": {"array"}}
+
+insight_fields := {
+	"id": {"string"},
+	"name": {"string"},
+	"status": {"string"},
+	"kubernetesVersion": {"string", "null"},
+}
+
+# Each list under doc at path, with the fields of its elements.
+element_fields := {
+	"cluster.addons": addon_fields,
+	"cluster.access.entries": access_entry_fields,
+	"observed.accessEntries": access_entry_fields,
+	"observed.insights": insight_fields,
+}
+
 # The operation fields the plan guards read, by kind.
 op_fields := {
 	"CreateNodegroup": {"nodegroupName": {"string"}, "pool": {"string"}},
 	"DeleteNodegroup": {"nodegroupName": {"string"}, "reason": {"string"}},
+	"DeleteAddon": {"addonName": {"string"}},
+	"AssociateAccessPolicy": {"principalArn": {"string"}, "policyArn": {"string"}},
+	"UpdateClusterVersion": {"toVersion": {"string"}},
 }
 
 has_type(root, path, types) if lib.type_at(root, split(path, ".")) in types
@@ -91,6 +118,18 @@ problems contains sprintf("input.cluster.nodeGroups[%v].%v must be %v", [i, path
 	some i, pool in doc.cluster.nodeGroups
 	some path, types in pool_fields
 	not has_type(pool, path, types)
+}
+
+problems contains sprintf("input.%v[%v].%v must be %v", [list, i, path, concat(" or ", sort(types))]) if {
+	some list, element in element_fields
+	some i, item in object.get(doc, split(list, "."), [])
+	some path, types in element
+	not has_type(item, path, types)
+}
+
+problems contains "input.cluster.access.entries must be array" if {
+	is_object(doc.cluster.access)
+	not has_type(doc.cluster.access, "entries", {"array"})
 }
 
 problems contains sprintf("input.plan[%v].%v must be %v", [i, path, concat(" or ", sort(types))]) if {

@@ -96,3 +96,54 @@ test_optional_sizes_are_null_or_numbers if {
 	sized := object.union(fixtures.pool("p", ["t3.medium"], 1), {"minSize": 0, "maxSize": null})
 	count(rule.violations) == 0 with input as fixtures.with_pools([sized])
 }
+
+# Add-ons, access and insights are optional; when present, the fields the rules read are checked.
+test_optional_parts_may_be_absent_or_well_formed if {
+	input_ := object.union(
+		fixtures.with_cluster({
+			"addons": [{"name": "coredns", "version": "default", "resolveConflicts": "OVERWRITE"}],
+			"access": {"authenticationMode": "API", "exclusive": false, "entries": [{"principalArn": "arn:aws:iam::1:role/a", "policies": []}]},
+		}),
+		{"observed": {
+			"accessEntries": [{"principalArn": "arn:aws:iam::1:role/a", "policies": []}],
+			"insights": [{"id": "i", "name": "n", "status": "PASSING"}, {"id": "j", "name": "m", "status": "ERROR", "kubernetesVersion": "1.34"}],
+		}},
+	)
+	count(rule.violations) == 0 with input as input_
+}
+
+test_optional_parts_are_checked if {
+	input_ := object.union(
+		fixtures.with_cluster({"addons": [{"version": "default"}], "access": {"entries": [{"principalArn": 1, "policies": []}]}}),
+		{"observed": {
+			"accessEntries": [{"principalArn": "arn:aws:iam::1:role/a"}],
+			"insights": [{"id": "i", "name": "n", "kubernetesVersion": 134}],
+		}},
+	)
+	vs := rule.violations with input as input_
+	{v.message | some v in vs} == {
+		"policy input is malformed: input.cluster.addons[0].name must be string",
+		"policy input is malformed: input.cluster.access.entries[0].principalArn must be string",
+		"policy input is malformed: input.observed.accessEntries[0].policies must be array",
+		"policy input is malformed: input.observed.insights[0].status must be string",
+		"policy input is malformed: input.observed.insights[0].kubernetesVersion must be null or string",
+	}
+}
+
+test_access_needs_its_entries_list if {
+	vs := rule.violations with input as fixtures.with_cluster({"addons": {}, "access": {"entries": "all"}})
+	{v.message | some v in vs} == {
+		"policy input is malformed: input.cluster.addons must be array or null",
+		"policy input is malformed: input.cluster.access.entries must be array",
+	}
+}
+
+test_addon_access_and_version_operations_are_checked if {
+	ops := [{"kind": "DeleteAddon"}, {"kind": "AssociateAccessPolicy", "principalArn": "arn:aws:iam::1:role/a"}, {"kind": "UpdateClusterVersion", "toVersion": 1.34}]
+	vs := rule.violations with input as fixtures.planning(fixtures.compliant, ops)
+	{v.message | some v in vs} == {
+		"policy input is malformed: input.plan[0].addonName must be string",
+		"policy input is malformed: input.plan[1].policyArn must be string",
+		"policy input is malformed: input.plan[2].toVersion must be string",
+	}
+}

@@ -28,6 +28,10 @@ fields := {
 	"settings.clusterLimits.totalNodes.nonProduction": {"number"},
 	"settings.gpuTaint.required": {"boolean"},
 	"settings.foreignNodegroups.allowDeletion": {"boolean"},
+	"settings.access.clusterAdminPrincipals": {"array"},
+	"settings.coreAddons.required": {"boolean"},
+	"settings.coreAddons.names": {"array"},
+	"settings.upgradeReadiness.enforce": {"boolean"},
 	"settings.waivers": {"array"},
 	"allowlists.regions": {"array"},
 	"allowlists.instanceTypes": {"array"},
@@ -57,7 +61,11 @@ problems contains sprintf("data.settings.cost.allowedOverrides[%v] must be a num
 	not is_number(grant)
 }
 
-problems contains "data.settings.requiredTags must hold strings" if {
-	some key in data.settings.requiredTags
-	not is_string(key)
+# Lists of strings; a number in one would be compared as nothing and silently match nothing.
+string_lists := ["requiredTags", "access.clusterAdminPrincipals", "coreAddons.names"]
+
+problems contains sprintf("data.settings.%v must hold strings", [path]) if {
+	some path in string_lists
+	some item in object.get(settings, split(path, "."), [])
+	not is_string(item)
 }

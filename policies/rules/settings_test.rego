@@ -9,7 +9,7 @@ test_shipped_settings_are_valid if {
 
 test_missing_settings_deny_everything if {
 	vs := settings.violations with input as fixtures.compliant with data.settings as {}
-	count(vs) == 15
+	count(vs) == 19
 	{v.rule | some v in vs} == {"settings-valid"}
 }
 
@@ -43,4 +43,23 @@ test_new_pool_settings_are_typed if {
 		"policy data is invalid: data.settings.gpuTaint.required must be boolean",
 		"policy data is invalid: data.settings.foreignNodegroups.allowDeletion must be boolean",
 	}
+}
+
+test_access_addon_and_readiness_settings_are_typed if {
+	vs := settings.violations with input as fixtures.compliant
+		with data.settings.access.clusterAdminPrincipals as "arn:aws:iam::*:role/admin"
+		with data.settings.coreAddons.required as "yes"
+		with data.settings.coreAddons.names as ["vpc-cni", 7]
+		with data.settings.upgradeReadiness.enforce as "on"
+	{v.message | some v in vs} == {
+		"policy data is invalid: data.settings.access.clusterAdminPrincipals must be array",
+		"policy data is invalid: data.settings.coreAddons.required must be boolean",
+		"policy data is invalid: data.settings.coreAddons.names must hold strings",
+		"policy data is invalid: data.settings.upgradeReadiness.enforce must be boolean",
+	}
+}
+
+test_admin_patterns_must_be_strings if {
+	vs := settings.violations with input as fixtures.compliant with data.settings.access.clusterAdminPrincipals as [null]
+	{v.message | some v in vs} == {"policy data is invalid: data.settings.access.clusterAdminPrincipals must hold strings"}
 }

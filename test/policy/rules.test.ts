@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../lambdas/policy/engine.js';
 import { FileBundleSource } from '../../lambdas/policy/sources.js';
 import { buildPolicyBundle, findOpa, POLICY_DIR } from '../../policies/build.js';
-import { BUNDLE_PATH, CASES, inputFor, multiWithGpu, withPool } from './support.js';
+import {
+  BUNDLE_PATH,
+  CASES,
+  inputFor,
+  multiWithGpu,
+  upgradingWithErrorInsight,
+  withPool,
+} from './support.js';
 
 const engine = new PolicyEngine({ source: new FileBundleSource(BUNDLE_PATH) });
 
@@ -48,7 +55,7 @@ describe('policy rules on the WASM bundle', () => {
   });
 });
 
-describe('a customised bundle on WASM: waivers, GPU taint required', () => {
+describe('a customised bundle on WASM: waivers, GPU taint required, upgrade readiness enforced', () => {
   const waivers = [
     {
       rule: 'cost-threshold',
@@ -73,6 +80,7 @@ describe('a customised bundle on WASM: waivers, GPU taint required', () => {
     };
     settings.settings.waivers = waivers;
     settings.settings.gpuTaint = { required: true };
+    settings.settings.upgradeReadiness = { enforce: true };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(settings));
     const { bundlePath } = await buildPolicyBundle({ policiesDir: dir, outDir: join(dir, 'build') });
     waived = new PolicyEngine({ source: new FileBundleSource(bundlePath) });
@@ -135,5 +143,20 @@ describe('a customised bundle on WASM: waivers, GPU taint required', () => {
     ]);
     const taint = { key: 'nvidia.com/gpu', effect: 'NO_SCHEDULE' as const };
     expect(waived.evaluate(inputFor(withPool(multiWithGpu, { taints: [taint] }, 'gpu'))).allow).toBe(true);
+  });
+
+  it('denies a control-plane step past an ERROR insight when the platform enforces the gate, whatever the spec says', () => {
+    expect(upgradingWithErrorInsight.cluster.upgrade?.readiness).toBe('warn');
+    expect(upgradingWithErrorInsight.plan.map((op) => op.kind)).toContain('UpdateClusterVersion');
+    const d = waived.evaluate(upgradingWithErrorInsight);
+    expect(d.allow).toBe(false);
+    expect(d.violations).toEqual([
+      {
+        rule: 'upgrade-readiness',
+        severity: 'error',
+        message:
+          'the plan upgrades the control plane to 1.34 while EKS upgrade insights for it are in ERROR: Kubernetes API deprecations and removals (Deprecated API usage detected); fix what they report (aws eks describe-insight), the platform enforces the readiness gate whatever spec.upgrade.readiness says',
+      },
+    ]);
   });
 });

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { estimateSpecCost } from '../../lambdas/core/cost/estimate.js';
 import { Health } from '../../lambdas/core/health.js';
 import { parseManifests } from '../../lambdas/core/manifest.js';
-import type { Observation, ObservedCluster, ObservedNodegroup } from '../../lambdas/core/observation.js';
+import type {
+  Observation,
+  ObservedAccessEntry,
+  ObservedCluster,
+  ObservedInsight,
+  ObservedNodegroup,
+} from '../../lambdas/core/observation.js';
 import { ownershipTags } from '../../lambdas/core/ownership.js';
 import { plan } from '../../lambdas/core/plan/plan.js';
 import type { Desired, Operation, PlanDefaults } from '../../lambdas/core/plan/types.js';
@@ -135,8 +141,17 @@ export interface PolicyCase {
   readonly message?: string;
 }
 
+/** The add-ons policy requires of production clusters (settings.coreAddons.names). */
+const CORE_ADDONS = ['vpc-cni', 'coredns', 'kube-proxy'];
+const withCoreAddons = (d: Desired): Desired =>
+  withSpec(d, {
+    addons: CORE_ADDONS.map((name) => ({ name, version: 'default', resolveConflicts: 'OVERWRITE' as const })),
+  });
+
 const dev = example('dev-small.yaml');
-const prod = example('prod-tagged.yaml');
+/** The prod-tagged example as written: a production cluster that manages no add-on. */
+const prodBare = example('prod-tagged.yaml');
+const prod = withCoreAddons(prodBare);
 const denied = example('denied-by-policy.yaml');
 
 /** A spec the schema would reject, as it could reach admission from an older CRD or a stale record. */
@@ -146,7 +161,9 @@ function unchecked(d: Desired, over: Record<string, unknown>): PolicyInput {
 }
 
 const multi = example('multi-pool.yaml');
-const multiProd = withSpec(multi, { tags: { ...multi.spec.tags, environment: 'production' } });
+const multiProd = withCoreAddons(
+  withSpec(multi, { tags: { ...multi.spec.tags, environment: 'production' } }),
+);
 const gpuPool: NodePool = {
   name: 'gpu',
   instanceTypes: ['g4dn.xlarge'],
@@ -172,10 +189,111 @@ const deleteCluster: Operation[] = [
   { kind: 'DeleteCluster', clusterName: 'payments-dev', region: 'us-east-1' },
 ];
 
+/** The settings' default cluster-admin pattern, and a principal it does not match. */
+export const PLATFORM_ADMIN = `arn:aws:iam::${ACCOUNT}:role/platform-admin`;
+const DEV_ROLE = `arn:aws:iam::${ACCOUNT}:role/payments-dev`;
+const ADMIN_POLICY_ARN = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy';
+
+function granting(d: Desired, admins: readonly string[]): Desired {
+  return withSpec(d, {
+    access: {
+      authenticationMode: 'API',
+      exclusive: false,
+      entries: admins.map((principalArn) => ({
+        principalArn,
+        type: 'STANDARD' as const,
+        policies: [{ name: 'AmazonEKSClusterAdminPolicy' as const, scope: 'cluster' as const }],
+      })),
+    },
+  });
+}
+
+function observedAdmin(d: Desired, principalArn: string): ObservedAccessEntry {
+  return {
+    principalArn,
+    arn: `arn:aws:eks:${d.spec.region}:${ACCOUNT}:access-entry/${d.spec.clusterName}/role/${ACCOUNT}/${principalArn.split('/').at(-1)}/1`,
+    type: 'STANDARD',
+    kubernetesGroups: [],
+    tags: {},
+    policies: [{ policyArn: ADMIN_POLICY_ARN, scope: { type: 'cluster', namespaces: [] } }],
+  };
+}
+
+/** dev on 1.33, its spec asking for 1.34 with the readiness gate at `warn`, an insight in ERROR. */
+const devUpgrading = withSpec(dev, { upgrade: { readiness: 'warn' } });
+const removedApis: ObservedInsight = {
+  id: 'insight-removed-apis',
+  name: 'Kubernetes API deprecations and removals',
+  kubernetesVersion: dev.spec.kubernetesVersion,
+  status: 'ERROR',
+  reason: 'Deprecated API usage detected',
+};
+/** The observation of {@link upgradingWithErrorInsight}: the control plane one minor behind. */
+export const upgradingWithErrorInsight = inputFor(devUpgrading, {
+  ...observation(observedCluster(dev, { version: '1.33' })),
+  insights: [removedApis],
+});
+
 /** For every rule a compliant and a non-compliant case; the examples as the pipeline sees them. */
 export const CASES: readonly PolicyCase[] = [
   { name: 'dev-small example is allowed', input: inputFor(dev), allow: true, rules: [] },
-  { name: 'prod-tagged example is allowed', input: inputFor(prod), allow: true, rules: [] },
+  {
+    name: 'prod-tagged example with the core add-ons is allowed',
+    input: inputFor(prod),
+    allow: true,
+    rules: [],
+  },
+  {
+    name: 'prod-tagged example as written manages no add-on and is denied',
+    input: inputFor(prodBare),
+    allow: false,
+    rules: ['core-addons'],
+    message: 'but addons does not list vpc-cni, coredns, kube-proxy',
+  },
+  {
+    name: 'deleting a core add-on of a production cluster is denied',
+    input: inputFor(prod, observation(observedCluster(prod)), [
+      {
+        kind: 'DeleteAddon',
+        clusterName: prod.spec.clusterName,
+        region: prod.spec.region,
+        addonName: 'coredns',
+        preserve: true,
+      },
+    ]),
+    allow: false,
+    rules: ['core-addons'],
+    message: 'the plan deletes add-on coredns',
+  },
+  {
+    name: 'cluster-admin for the allowed platform role is allowed',
+    input: inputFor(granting(dev, [PLATFORM_ADMIN])),
+    allow: true,
+    rules: [],
+  },
+  {
+    name: 'cluster-admin for a principal outside the allow-list is denied',
+    input: inputFor(granting(dev, [PLATFORM_ADMIN, DEV_ROLE])),
+    allow: false,
+    rules: ['cluster-admin'],
+    message: `access entry ${DEV_ROLE} (access.entries[1]) is granted AmazonEKSClusterAdminPolicy`,
+  },
+  {
+    name: 'an out-of-band cluster-admin in EKS is reported',
+    input: inputFor(dev, {
+      ...observation(observedCluster(dev)),
+      accessEntries: [observedAdmin(dev, PLATFORM_ADMIN), observedAdmin(dev, DEV_ROLE)],
+    }),
+    allow: true,
+    rules: ['cluster-admin'],
+    message: `observed access entry ${DEV_ROLE} holds AmazonEKSClusterAdminPolicy`,
+  },
+  {
+    name: 'an ERROR upgrade insight under readiness warn is allowed while the platform does not enforce the gate',
+    input: upgradingWithErrorInsight,
+    allow: true,
+    rules: [],
+  },
   {
     name: 'denied-by-policy example is denied for tags, node count and cost',
     input: inputFor(denied),
