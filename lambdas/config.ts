@@ -109,32 +109,67 @@ export const EKS_READ_CALLS = [
   'DescribeNodegroup',
   'ListUpdates',
   'DescribeUpdate',
+  'ListAddons',
+  'DescribeAddon',
+  'DescribeAddonVersions',
+  'DescribePodIdentityAssociation',
+  'ListAccessEntries',
+  'DescribeAccessEntry',
+  'ListAssociatedAccessPolicies',
+  'ListInsights',
+  'DescribeInsight',
 ] as const;
 
-/** How the apply role's grant scopes a call: a create, a call on an owned resource, a tag change. */
-export type EksGrant = 'create' | 'owned' | 'tag';
+/**
+ * How the apply role's grant scopes a call: a create, a call on an owned resource, a tag change, or a
+ * call on an add-on or access entry of a cluster (`cluster-part`: those CloudOrch adopts from the
+ * spec or removes under `access.exclusive` carry no CloudOrch tag; the planner acts only on clusters
+ * the record owns).
+ */
+export type EksGrant = 'create' | 'owned' | 'tag' | 'cluster-part';
 
 /**
  * The one EKS call each operation kind makes, how IAM scopes it, and whether it deletes. Complete by
  * type: a new operation kind fails the type-check until it says all three.
  */
 export const OPERATION_CALLS = {
-  CreateCluster: { call: 'CreateCluster', grant: 'create', deletes: false },
-  CreateNodegroup: { call: 'CreateNodegroup', grant: 'create', deletes: false },
-  UpdateClusterVersion: { call: 'UpdateClusterVersion', grant: 'owned', deletes: false },
-  UpdateNodegroupVersion: { call: 'UpdateNodegroupVersion', grant: 'owned', deletes: false },
-  UpdateNodegroupConfig: { call: 'UpdateNodegroupConfig', grant: 'owned', deletes: false },
-  TagResource: { call: 'TagResource', grant: 'tag', deletes: false },
-  UntagResource: { call: 'UntagResource', grant: 'tag', deletes: false },
-  DeleteNodegroup: { call: 'DeleteNodegroup', grant: 'owned', deletes: true },
-  DeleteCluster: { call: 'DeleteCluster', grant: 'owned', deletes: true },
+  CreateCluster: { call: 'CreateCluster', grant: 'create', deletes: false, removes: false },
+  CreateNodegroup: { call: 'CreateNodegroup', grant: 'create', deletes: false, removes: false },
+  UpdateClusterVersion: { call: 'UpdateClusterVersion', grant: 'owned', deletes: false, removes: false },
+  UpdateNodegroupVersion: { call: 'UpdateNodegroupVersion', grant: 'owned', deletes: false, removes: false },
+  UpdateNodegroupConfig: { call: 'UpdateNodegroupConfig', grant: 'owned', deletes: false, removes: false },
+  TagResource: { call: 'TagResource', grant: 'tag', deletes: false, removes: false },
+  UntagResource: { call: 'UntagResource', grant: 'tag', deletes: false, removes: false },
+  DeleteNodegroup: { call: 'DeleteNodegroup', grant: 'owned', deletes: true, removes: true },
+  DeleteCluster: { call: 'DeleteCluster', grant: 'owned', deletes: true, removes: true },
+  CreateAddon: { call: 'CreateAddon', grant: 'create', deletes: false, removes: false },
+  UpdateAddon: { call: 'UpdateAddon', grant: 'cluster-part', deletes: false, removes: false },
+  DeleteAddon: { call: 'DeleteAddon', grant: 'cluster-part', deletes: false, removes: true },
+  UpdateClusterConfig: { call: 'UpdateClusterConfig', grant: 'owned', deletes: false, removes: false },
+  CreateAccessEntry: { call: 'CreateAccessEntry', grant: 'create', deletes: false, removes: false },
+  UpdateAccessEntry: { call: 'UpdateAccessEntry', grant: 'cluster-part', deletes: false, removes: false },
+  DeleteAccessEntry: { call: 'DeleteAccessEntry', grant: 'cluster-part', deletes: false, removes: true },
+  AssociateAccessPolicy: { call: 'AssociateAccessPolicy', grant: 'cluster-part', deletes: false, removes: false },
+  DisassociateAccessPolicy: { call: 'DisassociateAccessPolicy', grant: 'cluster-part', deletes: false, removes: true },
 } as const satisfies Record<
   MutatingOperation['kind'],
-  { readonly call: string; readonly grant: EksGrant; readonly deletes: boolean }
+  {
+    readonly call: string;
+    readonly grant: EksGrant;
+    /** Deletes a cluster or node group (deletion's call budget counts these). */
+    readonly deletes: boolean;
+    /** Removes something: finding it already gone means done. */
+    readonly removes: boolean;
+  }
 >;
 
 export const isOperationKind = (kind: string): kind is MutatingOperation['kind'] =>
   Object.hasOwn(OPERATION_CALLS, kind);
+
+/** Whether finding the target already gone completes the operation (a delete or disassociation). */
+export function isRemoval(kind: string): boolean {
+  return isOperationKind(kind) && OPERATION_CALLS[kind].removes;
+}
 
 /** Whether an operation kind (as history records it: any string) deletes a cluster or node group. */
 export function isDeletion(kind: string | undefined): boolean {

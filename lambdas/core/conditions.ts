@@ -9,6 +9,12 @@ export const ConditionType = {
   Synced: 'Synced',
   PolicyCompliant: 'PolicyCompliant',
   Drifted: 'Drifted',
+  /** Every listed add-on ACTIVE without health issues. */
+  AddonsReady: 'AddonsReady',
+  /** EKS's upgrade insights stop the next control-plane step (`spec.upgrade.readiness: block`). */
+  UpgradeBlocked: 'UpgradeBlocked',
+  /** A control-plane step goes ahead although insights are in ERROR (`readiness: warn`). */
+  UpgradeWarning: 'UpgradeWarning',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -45,6 +51,17 @@ export const Reason = {
   Retained: 'Retained',
   DeletionStuck: 'DeletionStuck',
   Pending: 'Pending',
+  AddonsActive: 'AddonsActive',
+  AddonsProgressing: 'AddonsProgressing',
+  /** A listed add-on is DEGRADED, failed, or missing its health. */
+  AddonUnhealthy: 'AddonUnhealthy',
+  NoAddons: 'NoAddons',
+  /** ERROR insights (or unread ones) stop the step. */
+  UpgradeInsightsFailing: 'UpgradeInsightsFailing',
+  /** Nothing stands in the way of the next step (or none is due). */
+  UpgradeClear: 'UpgradeClear',
+  /** The step went ahead past ERROR insights. */
+  UpgradeInsightsIgnored: 'UpgradeInsightsIgnored',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -66,6 +83,8 @@ export const REASON_HINT = {
     'Deletion made no progress within its attempt budget. Check the cluster and node groups in EKS, remove what blocks them, then reconcile.',
   /** Only when the planner named no remediation of its own. */
   ImpossibleChange: 'Change the spec.',
+  UpgradeInsightsIgnored:
+    'EKS reported upgrade blockers that spec.upgrade.readiness: warn let through: check the workloads against the insights (aws eks list-insights) now.',
 } as const satisfies Partial<Record<Reason, string>>;
 
 /** PermanentError's hint when no error was thrown: EKS itself reports an update as failed. */

@@ -34,6 +34,18 @@ export const NODEGROUP_STATUS_HEALTH = {
 } as const satisfies Record<string, Health>;
 
 /** EKS `UpdateStatus` (model enum). A cancelled update did not do what was asked: Degraded. */
+/** EKS `AddonStatus`. */
+export const ADDON_STATUS_HEALTH = {
+  CREATING: Health.Progressing,
+  ACTIVE: Health.Healthy,
+  UPDATING: Health.Progressing,
+  DELETING: Health.Deleting,
+  CREATE_FAILED: Health.Failed,
+  UPDATE_FAILED: Health.Failed,
+  DELETE_FAILED: Health.Failed,
+  DEGRADED: Health.Degraded,
+} as const satisfies Record<string, Health>;
+
 export const UPDATE_STATUS_HEALTH = {
   InProgress: Health.Progressing,
   Successful: Health.Healthy,
@@ -65,4 +77,9 @@ export function updateHealth(status: string | undefined): Health {
 /** True while EKS is still working on the resource: the planner waits instead of calling again. */
 export function isTransitional(h: Health): boolean {
   return h === Health.Progressing || h === Health.Deleting;
+}
+
+/** An add-on's health: its status, Degraded when ACTIVE with health issues. */
+export function addonHealth(status: string | undefined, issueCount = 0): Health {
+  return withIssues(lookup(ADDON_STATUS_HEALTH, status), issueCount);
 }

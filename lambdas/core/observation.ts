@@ -58,6 +58,78 @@ export interface ObservedNodegroup {
   readonly update?: InFlightUpdate;
 }
 
+/** One of EKS's health issues of an add-on (`health.issues[]`). */
+export interface AddonIssue {
+  /** EKS `AddonIssue.code`, e.g. `InsufficientNumberOfReplicas`, `ConfigurationConflict`. */
+  readonly code: string;
+  readonly message: string;
+  readonly resourceIds: readonly string[];
+}
+
+/** A pod identity association of an add-on, as DescribePodIdentityAssociation reports it. */
+export interface ObservedPodIdentity {
+  readonly serviceAccount: string;
+  readonly roleArn: string;
+  readonly associationArn: string;
+}
+
+export interface ObservedAddon {
+  readonly name: string;
+  readonly arn: string;
+  readonly version: string;
+  /** Raw EKS status (CREATING, ACTIVE, DEGRADED, UPDATE_FAILED, ...), kept for display. */
+  readonly status: string;
+  readonly health: Health;
+  readonly issues: readonly AddonIssue[];
+  readonly serviceAccountRoleArn?: string;
+  /** The text EKS holds (CloudOrch sends JSON; someone else may have set YAML). */
+  readonly configurationValues?: string;
+  readonly podIdentityAssociations: readonly ObservedPodIdentity[];
+  readonly tags: Readonly<Record<string, string>>;
+  /** The newest update of this add-on if it is still in progress, or the newest failed one. */
+  readonly update?: InFlightUpdate;
+}
+
+/** One version of an add-on in DescribeAddonVersions, with the cluster versions it runs on. */
+export interface AddonVersion {
+  readonly version: string;
+  readonly compatibilities: readonly {
+    readonly clusterVersion: string;
+    /** EKS's default version of the add-on for that cluster version. */
+    readonly defaultVersion: boolean;
+  }[];
+}
+
+export interface ObservedAccessPolicy {
+  readonly policyArn: string;
+  readonly scope: { readonly type: string; readonly namespaces: readonly string[] };
+}
+
+export interface ObservedAccessEntry {
+  readonly principalArn: string;
+  readonly arn: string;
+  /** STANDARD, EC2_LINUX, ... */
+  readonly type: string;
+  readonly kubernetesGroups: readonly string[];
+  readonly username?: string;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly policies: readonly ObservedAccessPolicy[];
+}
+
+/** An EKS upgrade insight (category UPGRADE_READINESS). */
+export interface ObservedInsight {
+  readonly id: string;
+  readonly name: string;
+  /** The Kubernetes version the insight is about (the upgrade's target). */
+  readonly kubernetesVersion?: string;
+  /** PASSING, WARNING, ERROR or UNKNOWN. */
+  readonly status: string;
+  readonly reason?: string;
+  readonly description?: string;
+  /** From DescribeInsight; read for insights in ERROR only. */
+  readonly recommendation?: string;
+}
+
 export interface ObservedCluster {
   readonly name: string;
   readonly arn: string;
@@ -73,6 +145,8 @@ export interface ObservedCluster {
   readonly createdAt?: string;
   /** The newest update of the control plane if it is still in progress, or the newest failed one. */
   readonly update?: InFlightUpdate;
+  /** `accessConfig.authenticationMode`; absent when EKS reports none (EKS then means CONFIG_MAP). */
+  readonly authenticationMode?: string;
 }
 
 export interface Observation {
@@ -81,4 +155,15 @@ export interface Observation {
   readonly nodegroups: readonly ObservedNodegroup[];
   /** When the observation was taken (ISO 8601). */
   readonly observedAt: string;
+  /** Every add-on of the cluster. Absent: not read (an observation from before add-ons). */
+  readonly addons?: readonly ObservedAddon[];
+  /**
+   * DescribeAddonVersions for each add-on the spec lists, by name (an empty list: EKS offers no such
+   * add-on). Absent for an add-on: not read.
+   */
+  readonly addonVersions?: Readonly<Record<string, readonly AddonVersion[]>>;
+  /** The cluster's access entries with their policies; absent when not read (the spec manages no access). */
+  readonly accessEntries?: readonly ObservedAccessEntry[];
+  /** Upgrade-readiness insights; absent when not read (no upgrade pending, or readiness `ignore`). */
+  readonly insights?: readonly ObservedInsight[];
 }

@@ -13,6 +13,12 @@ export const RELEASED_TAG = 'cloudorch.io/released';
  * before pools existed has none and belongs to the pool `default`.
  */
 export const POOL_TAG = 'cloudorch.io/pool';
+/**
+ * On an add-on CloudOrch manages: the spec's `version` (`default`, `latest` or exact) it was last
+ * converged for. A changed keyword moves the add-on; an unchanged one moves it only when the cluster's
+ * minor no longer runs it.
+ */
+export const ADDON_VERSION_TAG = 'cloudorch.io/addon-version';
 /** Tags under this prefix belong to AWS: no one may set them, and CloudOrch never removes them. */
 export const AWS_TAG_PREFIX = 'aws:';
 

@@ -25,11 +25,23 @@ export interface ClusterRef {
 export interface TrackedUpdate {
   readonly id: string;
   readonly nodegroupName?: string;
+  readonly addonName?: string;
 }
 
 export interface ObserveOptions {
   /** Updates started by CloudOrch whose outcome is not known yet. */
   readonly trackedUpdates?: readonly TrackedUpdate[];
+  /** Read the cluster's add-ons (the spec has `addons`, even an empty list). */
+  readonly addons?: boolean;
+  /** Add-ons whose versions to read (DescribeAddonVersions): the ones the spec lists. */
+  readonly addonVersionsOf?: readonly string[];
+  /** Read the access entries and their policies (the spec manages access). */
+  readonly accessEntries?: boolean;
+  /**
+   * Read upgrade-readiness insights when the cluster's version differs from this one (an upgrade is
+   * pending); absent: never.
+   */
+  readonly insightsUnlessAt?: string;
 }
 
 export interface ApplyResult {

@@ -21,6 +21,7 @@ import {
 import { Health } from './health.js';
 import type { ObservedTaint } from './observation.js';
 import type { DriftItem } from './plan/fields.js';
+import type { AddonSummary } from './status-parts.js';
 
 /** One spec pool as last observed: the node group that serves it, or `Missing` when it has none. */
 export interface ObservedPool {
@@ -59,6 +60,22 @@ export interface ObservedSummary {
   readonly arn?: string;
   /** The cluster carried this record's ownership tag when observed. */
   readonly owned?: boolean;
+  /** The listed add-ons in spec order (absent when add-ons were not read). */
+  readonly addons?: readonly AddonSummary[];
+  /** The authentication mode and access entries (entries absent when not read). */
+  readonly access?: AccessSummary;
+}
+
+export interface AccessSummary {
+  readonly authenticationMode: string;
+  readonly entries?: readonly {
+    readonly principalArn: string;
+    readonly type: string;
+    /** Policy names with their scope, e.g. `AmazonEKSViewPolicy (cluster)`. */
+    readonly policies: readonly string[];
+    /** Listed in the spec; false: made by hand or by EKS. */
+    readonly listed: boolean;
+  }[];
 }
 
 export interface PolicyViolation {
@@ -103,6 +120,12 @@ export type Outcome =
       readonly remediation: string;
     }
   | {
+      /** The readiness gate stopped a control-plane step: nothing was called. */
+      readonly kind: 'UpgradeBlocked';
+      readonly message: string;
+      readonly remediation: string;
+    }
+  | {
       readonly kind: 'Impossible';
       readonly message: string;
       readonly remediation: string;
@@ -130,6 +153,11 @@ export interface OutcomeContext {
   readonly ownedArn?: string;
   /** This run's policy decision, when the policies were evaluated: status shows it whatever the outcome. */
   readonly policy?: { readonly allow: boolean; readonly violations: readonly PolicyViolation[] };
+  /**
+   * Conditions about the cluster's parts from this run's observation and plan (AddonsReady,
+   * UpgradeBlocked, UpgradeWarning; see status-parts.ts). Absent: nothing observed this run.
+   */
+  readonly parts?: readonly ConditionInput[];
 }
 
 /** Ready and Synced both False for the same reason: the cluster is not converged and says why. */
@@ -188,6 +216,8 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
       return blocked(Reason[`${o.errorKind}Error`], o.message, o.remediation, g);
     case 'Impossible':
       return blocked(Reason[o.ownership ?? 'ImpossibleChange'], o.message, o.remediation, g);
+    case 'UpgradeBlocked':
+      return blocked(Reason.UpgradeInsightsFailing, o.message, o.remediation, g);
     case 'RecordInvalid':
       return blocked(Reason.RecordInvalid, o.message, REASON_HINT.RecordInvalid, g);
     case 'ObserveFailed':
@@ -195,6 +225,7 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
         unknown(Ready, Reason.ObserveFailed, o.message, o.remediation, g),
         unknown(Synced, Reason.ObserveFailed, o.message, o.remediation, g),
         unknown(ConditionType.Drifted, Reason.ObserveFailed, o.message, o.remediation, g),
+        unknown(ConditionType.AddonsReady, Reason.ObserveFailed, o.message, o.remediation, g),
       ];
     case 'ReleasedUntouched':
       return [
@@ -317,12 +348,27 @@ function observedAfter(outcome: Outcome, ctx: OutcomeContext): { observed?: Obse
   return outcome.kind === 'ObserveFailed' ? { observed: { health: Health.Unknown } } : {};
 }
 
+/**
+ * A cluster that converged but whose add-ons are not healthy is not Ready: the booleans follow the
+ * conditions, and an unhealthy add-on is a failure of the cluster, not a detail.
+ */
+function addonsHoldReady(outcome: Outcome, ctx: OutcomeContext): ConditionInput | undefined {
+  const addons = ctx.parts?.find((c) => c.type === ConditionType.AddonsReady);
+  if (outcome.kind !== 'Converged' || !addons || addons.status === 'True') return undefined;
+  return addons.status === 'False' && addons.remediation
+    ? failure(ConditionType.Ready, Reason.AddonUnhealthy, addons.message, addons.remediation, ctx.generation)
+    : notYet(ConditionType.Ready, Reason.AddonsProgressing, addons.message, ctx.generation);
+}
+
 export function applyOutcome(
   prev: ClusterStatus | undefined,
   outcome: Outcome,
   ctx: OutcomeContext,
 ): ClusterStatus {
   const next = outcomeConditions(outcome, ctx.generation);
+  next.push(...(ctx.parts ?? []));
+  const held = addonsHoldReady(outcome, ctx);
+  if (held) next.push(held);
   const differing = pausedDiffering(outcome, ctx);
   if (differing) next.push(differing);
   const allowed = allowedThisRun(outcome, ctx);

@@ -380,6 +380,14 @@ describe('planner: field table completeness', () => {
     nodeGroups: {
       nodeGroups: [...pool({}).nodeGroups, { name: 'b', instanceTypes: ['m5.large'], nodeCount: 1 }],
     },
+    addons: { addons: [{ name: 'vpc-cni' }] },
+    access: {
+      access: {
+        entries: [
+          { principalArn: 'arn:aws:iam::111122223333:role/admin', policies: [{ name: 'AmazonEKSViewPolicy' }] },
+        ],
+      },
+    },
   };
   const poolChanges: Record<string, Record<string, unknown>> = {
     instanceTypes: { instanceTypes: ['c6i.large'] },

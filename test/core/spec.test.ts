@@ -571,6 +571,8 @@ describe('spec JSON Schema export', () => {
   it('lists every field, requires the essentials and rejects unknown fields', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
+        'access',
+        'addons',
         'adopt',
         'clusterName',
         'clusterRoleArn',
@@ -589,6 +591,7 @@ describe('spec JSON Schema export', () => {
         'scaling',
         'spotEnabled',
         'tags',
+        'upgrade',
       ].sort(),
     );
     // nodeCount and instanceType, or nodeGroups: one form or the other, which validation checks.

@@ -3,7 +3,7 @@
  * Each is written once: drift reports its differences and the planner's version and tag stages act on
  * the same values, read through `FIELD_TABLE`. So the two cannot disagree about what differs.
  */
-import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
+import type { Observation, ObservedCluster, ObservedNodegroup } from '../observation.js';
 import { AWS_TAG_PREFIX, MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../ownership.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import { compareVersions } from '../version.js';
@@ -26,15 +26,22 @@ export interface FieldContext {
   readonly assignment: PoolAssignment;
   readonly nodegroups: readonly ObservedNodegroup[];
   readonly defaults: PlanDefaults;
+  /** The cluster's add-ons, access entries and insights as observed (each absent when not read). */
+  readonly parts: ClusterParts;
 }
+
+/** What an observation holds beside the cluster and its node groups. */
+export type ClusterParts = Pick<Observation, 'addons' | 'addonVersions' | 'accessEntries' | 'insights'>;
 
 export function fieldContext(
   spec: CloudClusterSpec,
   cluster: ObservedCluster,
   nodegroups: readonly ObservedNodegroup[],
   defaults: PlanDefaults,
+  parts: ClusterParts = {},
 ): FieldContext {
-  return { spec, cluster, assignment: assignPools(spec, nodegroups, defaults), nodegroups, defaults };
+  const assignment = assignPools(spec, nodegroups, defaults);
+  return { spec, cluster, assignment, nodegroups, defaults, parts };
 }
 
 /** The drift field of something about one pool: `nodeGroups[<pool>]`, `nodeGroups[<pool>].<part>`. */

@@ -1,6 +1,6 @@
 /** What the planner's convergence stages read and decide (converge.ts runs them in order). */
 import type { FieldContext } from './fields.js';
-import type { Desired, Impossible, MutatingOperation, Wait } from './types.js';
+import type { Desired, Impossible, MutatingOperation, UpgradeWarning, Wait } from './types.js';
 
 /** What every stage reads: the field context, the record, and where its calls go. */
 export interface PlanContext extends FieldContext {
@@ -15,6 +15,8 @@ export interface PlanContext extends FieldContext {
 export interface Decision {
   readonly impossible?: readonly Impossible[];
   readonly next?: MutatingOperation | Wait | null;
+  /** The step goes ahead despite EKS's insights (`readiness: warn`). */
+  readonly warnings?: readonly UpgradeWarning[];
 }
 
 export type Stage = (x: PlanContext) => Decision | undefined;

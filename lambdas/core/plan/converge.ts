@@ -7,9 +7,12 @@
  * pools never update concurrently.
  */
 import { Health } from '../health.js';
-import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
+import type { Observation, ObservedCluster } from '../observation.js';
 import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } from '../ownership.js';
+import { readinessOf } from '../spec/schema.js';
 import { nextMinor } from '../version.js';
+import { accessBlockers, convergeAccess } from './converge-access.js';
+import { addonBlockers, convergeAddons } from './converge-addons.js';
 import {
   catchUpPoolVersions,
   configurePools,
@@ -22,7 +25,15 @@ import type { Decision, PlanContext, Stage } from './converge-types.js';
 import { FIELD_TABLE, fieldContext, unconvergeableDifferences } from './fields.js';
 import { busy, impossible, type Step } from './guards.js';
 import { withToken } from './tokens.js';
-import type { Desired, Impossible, MutatingOperation, PlanDefaults, Wait } from './types.js';
+import type {
+  BlockingInsight,
+  Desired,
+  Impossible,
+  MutatingOperation,
+  PlanDefaults,
+  UpgradeGate,
+  Wait,
+} from './types.js';
 
 /** The values each stage acts on: the same ones its field's rule compares for drift. */
 const version = FIELD_TABLE.kubernetesVersion.values;
@@ -32,11 +43,13 @@ const act = (next: MutatingOperation | Wait): Decision => ({ next });
 const stop = (blocker: Impossible): Decision => ({ impossible: [blocker], next: null });
 
 /** Fields EKS cannot change are reported whatever else this step does. */
-const reportUnconvergeable: Stage = (x) => ({ impossible: unconvergeableDifferences(x) });
+const reportUnconvergeable: Stage = (x) => ({
+  impossible: [...unconvergeableDifferences(x), ...accessBlockers(x), ...addonBlockers(x)],
+});
 
 /** EKS refuses changes to resources that are still changing: observe again later. */
-const waitForEks: Stage = ({ cluster, nodegroups }) => {
-  const waiting = busy(cluster, nodegroups);
+const waitForEks: Stage = ({ cluster, nodegroups, parts }) => {
+  const waiting = busy(cluster, nodegroups, parts.addons ?? []);
   return waiting ? act(waiting) : undefined;
 };
 
@@ -65,10 +78,65 @@ const claimOwnership: Stage = ({ d, cluster: c, base }) => {
   return undefined;
 };
 
+/**
+ * EKS's upgrade insights in ERROR about the version a step goes to (an insight naming no version is
+ * about every step). Undefined when they were not read: then nothing is known to pass.
+ */
+function blockingInsights(x: PlanContext, to: string): BlockingInsight[] | undefined {
+  const insights = x.parts.insights;
+  if (!insights) return undefined;
+  return insights
+    .filter((i) => i.status === 'ERROR' && (i.kubernetesVersion === undefined || i.kubernetesVersion === to))
+    .map((i) => ({
+      name: i.name,
+      id: i.id,
+      ...(i.reason ? { reason: i.reason } : {}),
+      ...(i.recommendation ? { recommendation: i.recommendation } : {}),
+    }));
+}
+
+const gateText = (g: UpgradeGate) =>
+  g.insights.map((i) => `${i.name}${i.reason ? ` (${i.reason})` : ''}`).join('; ');
+
+/**
+ * The readiness gate before a control-plane step: under `block`, an ERROR insight (or insights that
+ * could not be read) stops the step with no call; under `warn` the step goes ahead with a warning.
+ */
+function readinessGate(x: PlanContext, to: string): Decision | { warn: UpgradeGate } | undefined {
+  const mode = readinessOf(x.spec);
+  if (mode === 'ignore') return undefined;
+  const found = blockingInsights(x, to);
+  if (found === undefined) {
+    if (mode === 'warn') return undefined;
+    return stop({
+      ...impossible(
+        'kubernetesVersion',
+        `EKS's upgrade insights for ${to} were not read, so the readiness gate cannot pass`,
+        'Observe again (cloudorch reconcile); set spec.upgrade.readiness: warn or ignore to step without them.',
+      ),
+      upgradeBlocked: { toVersion: to, insights: [] },
+    });
+  }
+  if (found.length === 0) return undefined;
+  const gate = { toVersion: to, insights: found };
+  if (mode === 'warn') return { warn: gate };
+  const advice = found.flatMap((i) => (i.recommendation ? [`${i.name}: ${i.recommendation}`] : []));
+  return stop({
+    ...impossible(
+      'kubernetesVersion',
+      `EKS upgrade insights for ${to} are in ERROR: ${gateText(gate)}`,
+      `${advice.length > 0 ? `${advice.join(' ')} ` : ''}Fix what the insights report (aws eks describe-insight --cluster-name ${x.cluster.name} --id <id>); CloudOrch steps once EKS marks them passing. To step anyway, set spec.upgrade.readiness: warn.`,
+    ),
+    upgradeBlocked: gate,
+  });
+}
+
 /** EKS moves the control plane one minor version at a time. */
 const upgradeControlPlane: Stage = (x) => {
   const { d, cluster: c, base } = x;
   if (version.gap(x, c.version) >= 0) return undefined;
+  // A listed add-on that no minor on the way can run: reported up front, and the plane stays.
+  if (addonBlockers(x).length > 0) return { next: null };
   // Pools caught up in the stage before; a group still behind is one CloudOrch does not upgrade.
   const behind = x.nodegroups.find((ng) => version.behindPlane(ng, c));
   if (behind)
@@ -80,8 +148,13 @@ const upgradeControlPlane: Stage = (x) => {
       ),
     );
   const to = nextMinor(c.version);
+  const gate = readinessGate(x, to);
+  if (gate && !('warn' in gate)) return gate;
   const op = { kind: 'UpdateClusterVersion', ...base, fromVersion: c.version, toVersion: to } as const;
-  return act(withToken(d, op, to));
+  return {
+    next: withToken(d, op, to),
+    ...(gate ? { warnings: [{ kind: 'UpgradeWarning', gate: gate.warn } as const] } : {}),
+  };
 };
 
 /**
@@ -118,6 +191,8 @@ const STAGES: readonly Stage[] = [
   waitForEks,
   stopIfClusterFailed,
   claimOwnership,
+  convergeAccess,
+  convergeAddons,
   replacePools,
   removeUnwantedGroups,
   catchUpPoolVersions,
@@ -128,14 +203,9 @@ const STAGES: readonly Stage[] = [
 ];
 
 /** The next step for a cluster this record may change: the first stage that acts decides it. */
-export function convergeStep(
-  d: Desired,
-  c: ObservedCluster,
-  nodegroups: readonly ObservedNodegroup[],
-  defaults: PlanDefaults,
-): Step {
+export function convergeStep(d: Desired, c: ObservedCluster, o: Observation, defaults: PlanDefaults): Step {
   const x: PlanContext = {
-    ...fieldContext(d.spec, c, nodegroups, defaults),
+    ...fieldContext(d.spec, c, o.nodegroups, defaults, o),
     d,
     base: { clusterName: c.name, region: c.region },
   };
@@ -143,7 +213,12 @@ export function convergeStep(
   for (const stage of STAGES) {
     const decision = stage(x);
     found.push(...(decision?.impossible ?? []));
-    if (decision?.next !== undefined) return { impossible: found, next: decision.next };
+    if (decision?.next !== undefined)
+      return {
+        impossible: found,
+        next: decision.next,
+        ...(decision.warnings ? { warnings: decision.warnings } : {}),
+      };
   }
   return { impossible: found, next: null };
 }

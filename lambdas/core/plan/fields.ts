@@ -20,6 +20,8 @@ import {
   tagValues,
   versionValues,
 } from './compare.js';
+import { accessDrift } from './converge-access.js';
+import { addonsDrift } from './converge-addons.js';
 import { impossible } from './guards.js';
 import { POOL_FIELD_TABLE, type PoolRule, poolsDrift } from './pool-fields.js';
 import type { Impossible, MutatingOperation, PlanDefaults } from './types.js';
@@ -182,6 +184,33 @@ export const FIELD_TABLE = {
     via: ['TagResource', 'UntagResource'],
   },
   paused: { convergence: 'behaviour', observedAs: '(observe only)', via: [] },
+  addons: {
+    convergence: 'in-place',
+    observedAs: 'ListAddons + DescribeAddon, versions from DescribeAddonVersions',
+    // A missing add-on, its version for the cluster's minor, its settings, and the add-ons CloudOrch
+    // created that left the list; the tag records which `version` keyword it was converged for.
+    via: ['CreateAddon', 'UpdateAddon', 'DeleteAddon', 'TagResource'],
+    drift: addonsDrift,
+  },
+  access: {
+    convergence: 'in-place',
+    observedAs:
+      'cluster.accessConfig, ListAccessEntries + DescribeAccessEntry + ListAssociatedAccessPolicies',
+    via: [
+      'UpdateClusterConfig',
+      'CreateAccessEntry',
+      'UpdateAccessEntry',
+      'DeleteAccessEntry',
+      'AssociateAccessPolicy',
+      'DisassociateAccessPolicy',
+    ],
+    drift: accessDrift,
+  },
+  upgrade: {
+    convergence: 'behaviour',
+    observedAs: '(the readiness gate: ListInsights UPGRADE_READINESS)',
+    via: [],
+  },
 } as const satisfies Record<keyof CloudClusterSpec, FieldRule>;
 
 const RULES: readonly FieldRule[] = Object.values(FIELD_TABLE);
@@ -198,7 +227,7 @@ export function detectDrift(
   defaults: PlanDefaults = {},
 ): DriftItem[] {
   if (!o.cluster) return [{ field: 'cluster', desired: 'exists', observed: 'not found' }];
-  const ctx = fieldContext(spec, o.cluster, o.nodegroups, defaults);
+  const ctx = fieldContext(spec, o.cluster, o.nodegroups, defaults, o);
   const items: DriftItem[] = RULES.flatMap((rule) => rule.drift?.(ctx) ?? []);
   for (const pg of ctx.assignment.pools)
     for (const rule of POOL_RULES) items.push(...(rule.drift?.(ctx, pg) ?? []));

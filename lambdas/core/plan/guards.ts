@@ -1,12 +1,14 @@
 /** Shared checks of the planner: impossible differences, waiting on EKS, and the ownership gate. */
 import { Health, isTransitional } from '../health.js';
-import type { ObservedCluster, ObservedNodegroup } from '../observation.js';
+import type { ObservedAddon, ObservedCluster, ObservedNodegroup } from '../observation.js';
 import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
-import type { Desired, Impossible, MutatingOperation, Wait } from './types.js';
+import type { Desired, Impossible, MutatingOperation, UpgradeWarning, Wait } from './types.js';
 
 export interface Step {
   readonly impossible: Impossible[];
   readonly next: MutatingOperation | Wait | null;
+  /** Set when `next` steps the control plane despite EKS's insights (`readiness: warn`). */
+  readonly warnings?: readonly UpgradeWarning[];
 }
 
 export function impossible(field: string, reason: string, remediation: string): Impossible {
@@ -18,7 +20,11 @@ function wait(resource: string, reason: string): Wait {
 }
 
 /** An update still in progress, or a resource in a transitional status, means: observe again later. */
-export function busy(c: ObservedCluster, ngs: readonly ObservedNodegroup[]): Wait | null {
+export function busy(
+  c: ObservedCluster,
+  ngs: readonly ObservedNodegroup[],
+  addons: readonly ObservedAddon[] = [],
+): Wait | null {
   if (c.update?.health === Health.Progressing)
     return wait(c.name, `update ${c.update.id} (${c.update.type}) in progress`);
   if (isTransitional(c.health)) return wait(c.name, `cluster is ${c.status}`);
@@ -26,6 +32,14 @@ export function busy(c: ObservedCluster, ngs: readonly ObservedNodegroup[]): Wai
     if (ng.update?.health === Health.Progressing)
       return wait(ng.name, `update ${ng.update.id} (${ng.update.type}) in progress`);
     if (isTransitional(ng.health)) return wait(ng.name, `node group is ${ng.status}`);
+  }
+  // An add-on being updated or deleted holds the version step (pools follow the add-ons); one
+  // being created does not: CoreDNS, for one, becomes ACTIVE only once nodes exist.
+  for (const a of addons) {
+    if (a.update?.health === Health.Progressing)
+      return wait(`add-on ${a.name}`, `update ${a.update.id} (${a.update.type}) in progress`);
+    if (a.status === 'UPDATING' || a.status === 'DELETING')
+      return wait(`add-on ${a.name}`, `add-on is ${a.status}`);
   }
   return null;
 }

@@ -4,6 +4,7 @@
  * is a preview computed by projecting each operation's result. A `Wait` ends the list: nothing is
  * planned past work EKS has not finished.
  */
+import { accessPolicyName } from '../access-policies.js';
 import { InternalError } from '../errors.js';
 import type { Observation, ObservedTaint } from '../observation.js';
 import { project } from './project.js';
@@ -24,15 +25,16 @@ const MAX_STEPS = 64;
 export function plan(d: Desired, o: Observation, defaults: PlanDefaults = {}): Operation[] {
   const first = nextStep(d, o, defaults);
   const ops: Operation[] = [...first.impossible];
-  let next = first.next;
+  let step = first;
   let cur = o;
-  for (let i = 0; next; i++) {
+  for (let i = 0; step.next; i++) {
     if (i >= MAX_STEPS)
       throw new InternalError(`planner exceeded ${MAX_STEPS} steps for ${d.id}: this is a bug`);
-    ops.push(next);
+    const next = step.next;
+    ops.push(...(step.warnings ?? []), next);
     if (next.kind === 'Wait') break;
     cur = project(cur, next);
-    next = nextStep(d, cur, defaults).next;
+    step = nextStep(d, cur, defaults);
   }
   return ops;
 }
@@ -41,6 +43,12 @@ export function plan(d: Desired, o: Observation, defaults: PlanDefaults = {}): O
 export function firstAction(ops: readonly Operation[]): MutatingOperation | Wait | undefined {
   return ops.find((op): op is MutatingOperation | Wait => op.kind === 'Wait' || isMutating(op));
 }
+
+const ADDON_UPDATE_REASON = {
+  incompatible: "its version does not run on the cluster's minor",
+  version: 'the spec asks for another version',
+  settings: 'settings',
+} as const;
 
 const DELETION_REASON = {
   replaced: 'replaced in pool',
@@ -87,6 +95,26 @@ export function describeOperation(op: Operation): string {
       return `delete node group ${op.nodegroupName} (${DELETION_REASON[op.reason]}${op.pool && op.reason !== 'pool-removed' ? ` ${op.pool}` : ''})`;
     case 'DeleteCluster':
       return `delete cluster ${op.clusterName}`;
+    case 'CreateAddon':
+      return `create add-on ${op.addonName} ${op.addonVersion}`;
+    case 'UpdateAddon':
+      return `update add-on ${op.addonName} ${op.fromVersion} -> ${op.addonVersion} (${ADDON_UPDATE_REASON[op.reason]})`;
+    case 'DeleteAddon':
+      return `delete add-on ${op.addonName} (it left the spec; preserve keeps its Kubernetes resources)`;
+    case 'UpdateClusterConfig':
+      return `change authentication mode ${op.fromMode} -> ${op.authenticationMode}`;
+    case 'CreateAccessEntry':
+      return `create access entry ${op.principalArn} (${op.type}${op.kubernetesGroups.length ? `, groups ${op.kubernetesGroups.join(', ')}` : ''})`;
+    case 'UpdateAccessEntry':
+      return `set the groups of access entry ${op.principalArn} to [${op.kubernetesGroups.join(', ')}]`;
+    case 'DeleteAccessEntry':
+      return `delete access entry ${op.principalArn} (${op.reason === 'removed' ? 'it left the spec' : 'not in the spec; access is exclusive'})`;
+    case 'AssociateAccessPolicy':
+      return `associate ${accessPolicyName(op.policyArn)} with ${op.principalArn} (${op.accessScope.type === 'cluster' ? 'cluster' : `namespaces ${op.accessScope.namespaces.join(', ')}`})`;
+    case 'DisassociateAccessPolicy':
+      return `disassociate ${accessPolicyName(op.policyArn)} from ${op.principalArn}`;
+    case 'UpgradeWarning':
+      return `warning: stepping to ${op.gate.toVersion} although EKS upgrade insights are in ERROR (${op.gate.insights.map((i) => i.name).join('; ')}); spec.upgrade.readiness is warn`;
     case 'Wait':
       return `wait for ${op.resource}: ${op.reason}`;
     case 'Impossible':

@@ -3,8 +3,15 @@
  * rest of a plan (`cloudorch plan`); reconciliation always re-observes the real cluster. Projected
  * ARNs say so in their account field, so they can never pass for real ones.
  */
+import { InternalError } from '../errors.js';
 import { Health } from '../health.js';
-import type { Observation, ObservedCluster, ObservedNodegroup } from '../observation.js';
+import type {
+  Observation,
+  ObservedAccessEntry,
+  ObservedAddon,
+  ObservedCluster,
+  ObservedNodegroup,
+} from '../observation.js';
 import { sameTaint } from './pool-compare.js';
 import type { MutatingOperation, UpdateNodegroupConfig } from './types.js';
 
@@ -50,7 +57,126 @@ function configured(ng: ObservedNodegroup, op: UpdateNodegroupConfig): ObservedN
   };
 }
 
+function mapAddon(o: Observation, name: string, f: (a: ObservedAddon) => ObservedAddon): Observation {
+  return { ...o, addons: (o.addons ?? []).map((a) => (a.name === name ? f(a) : a)) };
+}
+
+function mapEntry(
+  o: Observation,
+  principal: string,
+  f: (e: ObservedAccessEntry) => ObservedAccessEntry,
+): Observation {
+  return {
+    ...o,
+    accessEntries: (o.accessEntries ?? []).map((e) => (e.principalArn === principal ? f(e) : e)),
+  };
+}
+
+/** A tag change on whichever resource carries the ARN: the cluster, a node group or an add-on. */
+function retagged(o: Observation, op: MutatingOperation & { resourceArn: string }): Observation {
+  if (o.cluster?.arn === op.resourceArn) return mapCluster(o, (c) => ({ ...c, tags: retag(c.tags, op) }));
+  return {
+    ...o,
+    nodegroups: o.nodegroups.map((ng) =>
+      ng.arn === op.resourceArn ? { ...ng, tags: retag(ng.tags, op) } : ng,
+    ),
+    ...(o.addons
+      ? { addons: o.addons.map((a) => (a.arn === op.resourceArn ? { ...a, tags: retag(a.tags, op) } : a)) }
+      : {}),
+  };
+}
+
+/** Add-on, access and configuration operations (the cluster's parts beside its node groups). */
+function projectPart(o: Observation, op: MutatingOperation): Observation | undefined {
+  switch (op.kind) {
+    case 'CreateAddon':
+      return {
+        ...o,
+        addons: [
+          ...(o.addons ?? []),
+          {
+            name: op.addonName,
+            arn: `arn:aws:eks:${op.region}:${PROJECTED_ACCOUNT}:addon/${op.clusterName}/${op.addonName}/projected`,
+            version: op.addonVersion,
+            status: 'ACTIVE',
+            health: Health.Healthy,
+            issues: [],
+            ...(op.serviceAccountRoleArn ? { serviceAccountRoleArn: op.serviceAccountRoleArn } : {}),
+            ...(op.configurationValues !== undefined ? { configurationValues: op.configurationValues } : {}),
+            podIdentityAssociations: (op.podIdentityAssociations ?? []).map((p) => ({
+              ...p,
+              associationArn: `arn:aws:eks:${op.region}:${PROJECTED_ACCOUNT}:podidentityassociation/${op.clusterName}/projected`,
+            })),
+            tags: op.tags,
+          },
+        ],
+      };
+    case 'UpdateAddon':
+      return mapAddon(o, op.addonName, (a) => ({
+        ...a,
+        version: op.addonVersion,
+        ...(op.serviceAccountRoleArn ? { serviceAccountRoleArn: op.serviceAccountRoleArn } : {}),
+        ...(op.configurationValues !== undefined ? { configurationValues: op.configurationValues } : {}),
+        ...(op.podIdentityAssociations
+          ? {
+              podIdentityAssociations: op.podIdentityAssociations.map((p) => ({
+                ...p,
+                associationArn: `arn:aws:eks:${op.region}:${PROJECTED_ACCOUNT}:podidentityassociation/${op.clusterName}/projected`,
+              })),
+            }
+          : {}),
+      }));
+    case 'DeleteAddon':
+      return { ...o, addons: (o.addons ?? []).filter((a) => a.name !== op.addonName) };
+    case 'UpdateClusterConfig':
+      // Entries become readable once the mode leaves CONFIG_MAP; none exist yet but the spec's.
+      return {
+        ...mapCluster(o, (c) => ({ ...c, authenticationMode: op.authenticationMode })),
+        accessEntries: o.accessEntries ?? [],
+      };
+    case 'CreateAccessEntry':
+      return {
+        ...o,
+        accessEntries: [
+          ...(o.accessEntries ?? []),
+          {
+            principalArn: op.principalArn,
+            arn: `arn:aws:eks:${op.region}:${PROJECTED_ACCOUNT}:access-entry/${op.clusterName}/projected`,
+            type: op.type,
+            kubernetesGroups: op.kubernetesGroups,
+            tags: op.tags,
+            policies: [],
+          },
+        ],
+      };
+    case 'UpdateAccessEntry':
+      return mapEntry(o, op.principalArn, (e) => ({ ...e, kubernetesGroups: op.kubernetesGroups }));
+    case 'DeleteAccessEntry':
+      return {
+        ...o,
+        accessEntries: (o.accessEntries ?? []).filter((e) => e.principalArn !== op.principalArn),
+      };
+    case 'AssociateAccessPolicy':
+      return mapEntry(o, op.principalArn, (e) => ({
+        ...e,
+        policies: [
+          ...e.policies.filter((p) => p.policyArn !== op.policyArn),
+          { policyArn: op.policyArn, scope: op.accessScope },
+        ],
+      }));
+    case 'DisassociateAccessPolicy':
+      return mapEntry(o, op.principalArn, (e) => ({
+        ...e,
+        policies: e.policies.filter((p) => p.policyArn !== op.policyArn),
+      }));
+    default:
+      return undefined;
+  }
+}
+
 export function project(o: Observation, op: MutatingOperation): Observation {
+  const part = projectPart(o, op);
+  if (part) return part;
   switch (op.kind) {
     case 'CreateCluster':
       return {
@@ -66,8 +192,13 @@ export function project(o: Observation, op: MutatingOperation): Observation {
           subnetIds: op.subnetIds,
           securityGroupIds: op.securityGroupIds,
           tags: op.tags,
+          authenticationMode: op.accessConfig.authenticationMode,
         },
         nodegroups: [],
+        // A new cluster has no EKS add-ons, no access entries (no creator admin) and no insights.
+        addons: [],
+        accessEntries: [],
+        insights: [],
       };
     case 'CreateNodegroup':
       return {
@@ -102,16 +233,12 @@ export function project(o: Observation, op: MutatingOperation): Observation {
       return mapNodegroup(o, op.nodegroupName, (ng) => configured(ng, op));
     case 'TagResource':
     case 'UntagResource':
-      if (o.cluster?.arn === op.resourceArn) return mapCluster(o, (c) => ({ ...c, tags: retag(c.tags, op) }));
-      return {
-        ...o,
-        nodegroups: o.nodegroups.map((ng) =>
-          ng.arn === op.resourceArn ? { ...ng, tags: retag(ng.tags, op) } : ng,
-        ),
-      };
+      return retagged(o, op);
     case 'DeleteNodegroup':
       return { ...o, nodegroups: o.nodegroups.filter((ng) => ng.name !== op.nodegroupName) };
     case 'DeleteCluster':
       return { ...o, cluster: null, nodegroups: [] };
+    default:
+      throw new InternalError(`no projection for ${op.kind}`);
   }
 }

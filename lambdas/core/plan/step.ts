@@ -53,6 +53,11 @@ function createCluster(d: Desired, defaults: PlanDefaults): Step {
     subnetIds,
     securityGroupIds: spec.network?.securityGroupIds ?? defaults.securityGroupIds ?? [],
     tags: { ...spec.tags, ...ownershipTags(d.id) },
+    // CloudOrch needs no Kubernetes access: the creator gets no admin entry; the spec's entries follow.
+    accessConfig: {
+      authenticationMode: spec.access?.authenticationMode ?? 'API_AND_CONFIG_MAP',
+      bootstrapClusterCreatorAdminPermissions: false,
+    },
   } as const;
   return { impossible: [], next: withToken(d, op, spec.kubernetesVersion) };
 }
@@ -68,5 +73,5 @@ export function nextStep(d: Desired, o: Observation, defaults: PlanDefaults = {}
   if (!c) return createCluster(d, defaults);
   const block = ownershipBlock(d, c);
   if (block) return none([block]);
-  return convergeStep(d, c, o.nodegroups, defaults);
+  return convergeStep(d, c, o, defaults);
 }

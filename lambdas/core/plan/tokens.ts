@@ -21,10 +21,12 @@ export function idempotencyToken(
   return `co-${h.slice(0, 40)}`;
 }
 
-/** The resource an operation acts on: a node group of a cluster, or the cluster. */
+/** The resource an operation acts on: a node group, add-on or access entry of a cluster, or the cluster. */
 interface Targeted {
   readonly clusterName: string;
   readonly nodegroupName?: string;
+  readonly addonName?: string;
+  readonly principalArn?: string;
 }
 
 /** What a token is derived from and applies are counted by. */
@@ -38,11 +40,13 @@ export function applyKey(kind: string, target: string): string {
 }
 
 /**
- * The resource a token-bearing operation acts on: its node group, else its cluster. The planner
+ * The resource a token-bearing operation acts on: its node group, add-on or access entry, else its cluster. The planner
  * derives tokens from it and WriteStatus counts applies under it, so both read this one rule: if
  * they disagreed, a re-create after a vanished resource would silently reuse a spent token.
  */
 export function tokenTarget(op: Targeted): string {
+  if (op.addonName !== undefined) return `addon/${op.addonName}`;
+  if (op.principalArn !== undefined) return `access/${op.principalArn}`;
   return op.nodegroupName ?? op.clusterName;
 }
 

@@ -51,6 +51,99 @@ export interface CreateCluster extends Base, Idempotent {
   readonly subnetIds: readonly string[];
   readonly securityGroupIds: readonly string[];
   readonly tags: Readonly<Record<string, string>>;
+  /** Always sent: CloudOrch needs no Kubernetes access, so the creator gets no admin entry. */
+  readonly accessConfig: {
+    readonly authenticationMode: string;
+    readonly bootstrapClusterCreatorAdminPermissions: false;
+  };
+}
+
+/** A pod identity association an add-on asks EKS to make. */
+export interface PodIdentity {
+  readonly serviceAccount: string;
+  readonly roleArn: string;
+}
+
+/** What CreateAddon and UpdateAddon both send about an add-on's configuration. */
+interface AddonSettings {
+  readonly addonName: string;
+  readonly addonVersion: string;
+  /** JSON text; absent: not sent. */
+  readonly configurationValues?: string;
+  readonly serviceAccountRoleArn?: string;
+  readonly podIdentityAssociations?: readonly PodIdentity[];
+  readonly resolveConflicts: 'OVERWRITE' | 'PRESERVE';
+}
+
+export interface CreateAddon extends Base, Idempotent, AddonSettings {
+  readonly kind: 'CreateAddon';
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** Why an add-on is updated: the cluster's minor moved on, or the spec asks for another version or settings. */
+export type AddonUpdateReason = 'incompatible' | 'version' | 'settings';
+
+export interface UpdateAddon extends Base, Idempotent, AddonSettings {
+  readonly kind: 'UpdateAddon';
+  readonly fromVersion: string;
+  readonly reason: AddonUpdateReason;
+}
+
+/** An add-on CloudOrch created that left the spec; `preserve` keeps its Kubernetes resources. */
+export interface DeleteAddon extends Base {
+  readonly kind: 'DeleteAddon';
+  readonly addonName: string;
+  readonly preserve: true;
+}
+
+/** The cluster's authentication mode, one step forward (EKS never moves it back). */
+export interface UpdateClusterConfig extends Base, Idempotent {
+  readonly kind: 'UpdateClusterConfig';
+  readonly fromMode: string;
+  readonly authenticationMode: string;
+}
+
+export interface CreateAccessEntry extends Base, Idempotent {
+  readonly kind: 'CreateAccessEntry';
+  readonly principalArn: string;
+  readonly type: string;
+  readonly kubernetesGroups: readonly string[];
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface UpdateAccessEntry extends Base, Idempotent {
+  readonly kind: 'UpdateAccessEntry';
+  readonly principalArn: string;
+  readonly kubernetesGroups: readonly string[];
+}
+
+/**
+ * `removed`: CloudOrch created it and the spec no longer lists it; `unlisted`: made by hand, and the
+ * spec's access is `exclusive`.
+ */
+export interface DeleteAccessEntry extends Base {
+  readonly kind: 'DeleteAccessEntry';
+  readonly principalArn: string;
+  readonly reason: 'removed' | 'unlisted';
+}
+
+export interface AccessScope {
+  readonly type: 'cluster' | 'namespace';
+  readonly namespaces: readonly string[];
+}
+
+/** Associates a policy, or changes the scope of an associated one (EKS replaces it). */
+export interface AssociateAccessPolicy extends Base {
+  readonly kind: 'AssociateAccessPolicy';
+  readonly principalArn: string;
+  readonly policyArn: string;
+  readonly accessScope: AccessScope;
+}
+
+export interface DisassociateAccessPolicy extends Base {
+  readonly kind: 'DisassociateAccessPolicy';
+  readonly principalArn: string;
+  readonly policyArn: string;
 }
 
 export interface CreateNodegroup extends Base, Idempotent {
@@ -155,7 +248,16 @@ export type MutatingOperation =
   | TagResource
   | UntagResource
   | DeleteNodegroup
-  | DeleteCluster;
+  | DeleteCluster
+  | CreateAddon
+  | UpdateAddon
+  | DeleteAddon
+  | UpdateClusterConfig
+  | CreateAccessEntry
+  | UpdateAccessEntry
+  | DeleteAccessEntry
+  | AssociateAccessPolicy
+  | DisassociateAccessPolicy;
 
 /** EKS is still working (a create, update or delete in flight): observe again later, call nothing. */
 export interface Wait {
@@ -172,9 +274,34 @@ export interface Impossible {
   readonly remediation: string;
   /** Set when the cluster is not (or no longer) CloudOrch's to change. */
   readonly ownership?: 'NotOwned' | 'OwnershipLost' | 'TargetClaimed';
+  /** Set when EKS's upgrade insights stop a control-plane step (`spec.upgrade.readiness: block`). */
+  readonly upgradeBlocked?: UpgradeGate;
 }
 
-export type Operation = MutatingOperation | Wait | Impossible;
+/** An upgrade-readiness insight in ERROR about the version a control-plane step goes to. */
+export interface BlockingInsight {
+  readonly name: string;
+  readonly id: string;
+  readonly reason?: string;
+  readonly recommendation?: string;
+}
+
+/** The readiness gate of one control-plane step: which insights stood in its way. */
+export interface UpgradeGate {
+  readonly toVersion: string;
+  readonly insights: readonly BlockingInsight[];
+}
+
+/**
+ * Not an operation: the step goes ahead although EKS's insights are in ERROR
+ * (`spec.upgrade.readiness: warn`); status shows it as a warning condition.
+ */
+export interface UpgradeWarning {
+  readonly kind: 'UpgradeWarning';
+  readonly gate: UpgradeGate;
+}
+
+export type Operation = MutatingOperation | Wait | Impossible | UpgradeWarning;
 
 /** Whether an operation changes EKS: the mutating kinds are config's OPERATION_CALLS, complete by type. */
 export function isMutating(op: Operation): op is MutatingOperation {

@@ -66,6 +66,38 @@ export const LIMITS = {
     /** GiB: the AL2023 and Bottlerocket AMIs' own snapshots are 20 (a smaller volume cannot launch); gp3 ends at 16384. */
     diskSize: { min: 20, max: 16384 },
   },
+  /** EKS add-ons (`spec.addons`). */
+  addon: {
+    /** EKS add-on names: lower-case letters, digits, hyphens and underscores (marketplace add-ons use `_`). */
+    namePattern: /^[0-9a-z][0-9a-z_-]*$/,
+    nameMaxLength: 100,
+    /** The form of EKS add-on versions (`aws eks describe-addon-versions`). */
+    versionPattern: /^v\d+\.\d+\.\d+-eksbuild\.\d+$/,
+    /** More than any cluster runs; keeps one observation's calls bounded. */
+    maxAddons: 20,
+    /** configurationValues as JSON text: EKS's request size keeps it well under this. */
+    maxConfigurationBytes: 16_384,
+    /** The add-ons a production cluster must manage (policy `core-addons`): the EKS networking trio. */
+    core: ['vpc-cni', 'coredns', 'kube-proxy'],
+  },
+  /** Access entries (`spec.access`). */
+  access: {
+    /** IAM roles and users may be access entry principals. */
+    principalPattern: /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/,
+    /** Default quota "access entries per cluster". */
+    maxEntries: 100,
+    /** EKS's access entry types; only STANDARD entries take groups and access policies. */
+    entryTypes: ['STANDARD', 'EC2_LINUX', 'EC2_WINDOWS', 'FARGATE_LINUX', 'HYBRID_LINUX'],
+    /** Kubernetes group names; EKS refuses `system:` groups on STANDARD entries. */
+    groupPattern: /^[^\s]{1,255}$/,
+    reservedGroupPrefix: 'system:',
+    /** A namespace (DNS-1123 label), optionally ending in `*` as EKS allows for prefixes. */
+    namespacePattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\*?$|^[a-z0-9]\*$/,
+    /** EKS: up to 50 namespaces per access scope. */
+    maxNamespaces: 50,
+    /** The authentication modes a spec may ask for; EKS moves them one way, in this order. */
+    authenticationModes: ['API_AND_CONFIG_MAP', 'API'],
+  },
 } as const;
 
 /**

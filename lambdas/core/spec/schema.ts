@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { catalog } from '../catalog.js';
 import { InternalError } from '../errors.js';
+import { accessSchema, checkAccess } from './access.js';
+import { addonSchema, checkAddons } from './addons.js';
 import {
   checkPools,
   checkSizes,
@@ -102,6 +104,10 @@ const networkSchema = z.strictObject(
   { error: 'network must be an object with subnetIds and optional securityGroupIds' },
 );
 
+/** What an EKS upgrade insight in ERROR does to a control-plane step (`spec.upgrade.readiness`). */
+export const UPGRADE_READINESS = ['block', 'warn', 'ignore'] as const;
+export type UpgradeReadiness = (typeof UPGRADE_READINESS)[number];
+
 const specObject = z.strictObject(
   {
     provider: z.literal('aws', {
@@ -155,6 +161,25 @@ const specObject = z.strictObject(
       .default('Retain'),
     adopt: z.boolean({ error: 'adopt must be true or false' }).default(false),
     paused: z.boolean({ error: 'paused must be true or false' }).default(false),
+    // Absent: CloudOrch manages no add-on (it still deletes the ones it created, see addons.ts).
+    addons: z
+      .array(addonSchema, { error: 'addons must be a list of add-ons' })
+      .max(LIMITS.addon.maxAddons, { error: `at most ${LIMITS.addon.maxAddons} add-ons` })
+      .optional(),
+    // Absent: access entries are not managed (clusters are still created without creator access).
+    access: accessSchema.optional(),
+    upgrade: z
+      .strictObject(
+        {
+          readiness: z
+            .enum(UPGRADE_READINESS, {
+              error: 'readiness must be "block", "warn" or "ignore" (what an ERROR upgrade insight does)',
+            })
+            .default('block'),
+        },
+        { error: 'upgrade must be an object with readiness' },
+      )
+      .optional(),
   },
   { error: 'spec must be an object' },
 );
@@ -162,6 +187,8 @@ const specObject = z.strictObject(
 export const specSchema = specObject
   .superRefine((s, ctx) => {
     const add = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    checkAddons(s.addons ?? [], (path, message) => add(['addons', ...path], message));
+    if (s.access) checkAccess(s.access, (path, message) => add(['access', ...path], message));
     const flat = FLAT_POOL_FIELDS.filter((f) => s[f] !== undefined);
     if (s.nodeGroups) {
       if (flat.length > 0)
@@ -208,6 +235,11 @@ function normalize(s: Parsed): Omit<Parsed, (typeof FLAT_POOL_FIELDS)[number] | 
     ],
   };
 }
+
+/** The readiness gate of a spec (`block` unless it says otherwise). */
+export const readinessOf = (spec: {
+  readonly upgrade?: { readonly readiness: UpgradeReadiness } | undefined;
+}) => spec.upgrade?.readiness ?? 'block';
 
 /** A validated spec with defaults applied. */
 export type CloudClusterSpec = z.output<typeof specSchema>;

@@ -4,7 +4,7 @@
  * makes a repeated create or update a no-op in EKS. A spec changed since Observe wins: nothing is
  * applied and the loop re-observes with the newest generation.
  */
-import { isDeletion } from '../../config.js';
+import { isRemoval } from '../../config.js';
 import { InternalError, NotFoundError } from '../../core/errors.js';
 import { describeOperation } from '../../core/plan/plan.js';
 import { RecordNotFoundError } from '../../store/errors.js';
@@ -38,8 +38,8 @@ export async function applyStep(state: ExecutionState): Promise<ApplyStepResult>
     emit(METRIC.ApplyOperations, 1, { Operation: op.kind });
     return { operation: op.kind, description, ...(r.updateId ? { updateId: r.updateId } : {}) };
   } catch (err) {
-    // A delete that finds nothing to delete is done.
-    if (err instanceof NotFoundError && isDeletion(op.kind)) {
+    // A delete (or disassociation) that finds nothing to remove is done.
+    if (err instanceof NotFoundError && isRemoval(op.kind)) {
       return { operation: op.kind, description, alreadyGone: true };
     }
     throw err;

@@ -5,6 +5,7 @@
  */
 
 import { isDeletion } from '../../config.js';
+import { observeScope } from '../../core/observe-scope.js';
 import { validateSpec } from '../../core/spec/validate.js';
 import { ownedArnOf } from '../../core/status.js';
 import { RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
@@ -55,7 +56,7 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
   }
   const observation = await provider.observe(
     { clusterName: v.spec.clusterName, region: v.spec.region },
-    { trackedUpdates: record.trackedUpdates ?? [] },
+    { trackedUpdates: record.trackedUpdates ?? [], ...observeScope(v.spec) },
   );
   return { ...base, spec: v.spec, observation, ...(claimedBy ? { claimedBy } : {}) };
 }

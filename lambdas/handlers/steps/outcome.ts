@@ -82,6 +82,8 @@ function blockedOutcome(plan: PlanResult, observed: ObserveResult | undefined): 
   // An ownership block is the reason to show first: nothing else can happen until it is lifted.
   const first = plan.impossible.find((i) => i.ownership) ?? plan.impossible[0];
   const message = plan.impossible.map((i) => `${i.field}: ${i.reason}`).join('; ');
+  const gate = plan.impossible.find((i) => i.upgradeBlocked);
+  if (gate && !first?.ownership) return { kind: 'UpgradeBlocked', message, remediation: gate.remediation };
   return {
     kind: 'Impossible',
     message,

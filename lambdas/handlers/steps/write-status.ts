@@ -18,6 +18,12 @@ import {
   type ObservedSummary,
   type Outcome,
 } from '../../core/status.js';
+import {
+  accessSummary,
+  addonSummaries,
+  addonsCondition,
+  upgradeConditions,
+} from '../../core/status-parts.js';
 import type { AppliedCounts, ClusterRecord, HistoryEntry } from '../../store/types.js';
 import type { ExecutionState } from '../contracts.js';
 import { depsOf } from '../deps.js';
@@ -73,13 +79,36 @@ function summarize(
     owned: ownershipOf(c.tags, id) === 'owned',
     nodeCount: o.nodegroups.reduce((n, ng) => n + ng.scaling.desiredSize, 0),
     ...poolsOf(observed.spec, o, defaults),
+    ...partsOf(observed.spec, o),
   };
+}
+
+/** The listed add-ons and the access entries, as observed (absent when not read). */
+function partsOf(spec: CloudClusterSpec | undefined, o: Observation) {
+  if (!spec) return {};
+  const addons = spec.addons ? addonSummaries(spec, o) : undefined;
+  const access = spec.access && o.cluster ? accessSummary(spec, o) : undefined;
+  return { ...(addons ? { addons } : {}), ...(access ? { access } : {}) };
+}
+
+/** This run's conditions about add-ons and the readiness gate; none when nothing was observed. */
+function partConditions(state: ExecutionState, generation: number) {
+  const o = state.observed?.observation;
+  const spec = state.observed?.spec;
+  if (!o?.cluster || !spec || o === undefined) return undefined;
+  const addons = addonsCondition(spec, o, generation);
+  const plan = state.plan;
+  return [
+    ...(addons ? [addons] : []),
+    ...(plan ? upgradeConditions(plan.impossible, plan.operations, generation) : []),
+  ];
 }
 
 /** Outcomes that need a change before another run can help: they count as failed runs (backoff). */
 const BLOCKING = new Set<Outcome['kind']>([
   'Failed',
   'Impossible',
+  'UpgradeBlocked',
   'DeletionStuck',
   'PolicyDenied',
   'PolicyEngineDegraded',
@@ -138,6 +167,7 @@ function trackedAfter(
       ...(op.kind === 'UpdateNodegroupVersion' || op.kind === 'UpdateNodegroupConfig'
         ? { nodegroupName: op.nodegroupName }
         : {}),
+      ...(op.kind === 'UpdateAddon' ? { addonName: op.addonName } : {}),
     });
   // Keep only the newest few: older updates have settled and are no longer observed.
   return base.slice(-4);
@@ -188,7 +218,9 @@ export async function writeStatusStep(state: ExecutionState): Promise<WriteResul
   const outcome = outcomeOf(state);
   const prev: ClusterStatus | undefined = record.status;
   const observed = summarize(state.observed, state.id, config.defaults);
+  const parts = partConditions(state, generation);
   const status = applyOutcome(prev, outcome, {
+    ...(parts ? { parts } : {}),
     generation,
     now: at,
     ...(observed ? { observed } : {}),

@@ -211,6 +211,7 @@ function createCluster(
       tags: op.tags,
     },
     nodegroups: [],
+    insights: [],
   };
 }
 
@@ -234,6 +235,8 @@ export function applyToModel(o: Observation, op: MutatingOperation): Observation
     if (o.nodegroups.length > 0) fail('ResourceInUseException: Cluster has nodegroups attached');
     return { ...o, cluster: { ...c, status: 'DELETING', health: Health.Deleting } };
   }
+  // The generated specs list no add-ons or access entries: the model covers clusters and node groups.
+  if (!('nodegroupName' in op)) return fail(`the model does not cover ${op.kind}`);
   const n =
     o.nodegroups.find((x) => x.name === op.nodegroupName) ??
     fail(`ResourceNotFoundException: No node group found for name: ${op.nodegroupName}.`);

@@ -1,6 +1,11 @@
 /** Builders for specs, desired state and observations used across core tests. */
 import { Health } from '../../../lambdas/core/health.js';
-import type { Observation, ObservedCluster, ObservedNodegroup } from '../../../lambdas/core/observation.js';
+import type {
+  AddonVersion,
+  Observation,
+  ObservedCluster,
+  ObservedNodegroup,
+} from '../../../lambdas/core/observation.js';
 import { ownershipTags, POOL_TAG } from '../../../lambdas/core/ownership.js';
 import { amiTypeFor, desiredNodegroup, desiredScaling } from '../../../lambdas/core/plan/nodegroup.js';
 import type { Desired, PlanDefaults } from '../../../lambdas/core/plan/types.js';
@@ -85,13 +90,39 @@ export function nodegroupFor(
 }
 
 export function observation(c: ObservedCluster | null, ngs: ObservedNodegroup[] = []): Observation {
-  return { cluster: c, nodegroups: ngs, observedAt: '2026-11-29T12:00:00.000Z' };
+  // Insights read and none found: the readiness gate passes (it blocks when they were not read).
+  return { cluster: c, nodegroups: ngs, observedAt: '2026-11-29T12:00:00.000Z', insights: [] };
 }
 
 /** A cluster that already matches `s` exactly. */
 export function converged(s: CloudClusterSpec): Observation {
-  return observation(
-    cluster({ version: s.kubernetesVersion, tags: { ...s.tags, ...ownershipTags(ID) } }),
-    s.nodeGroups.map((p) => nodegroupFor(s, {}, p.name)),
-  );
+  return {
+    ...observation(
+      cluster({ version: s.kubernetesVersion, tags: { ...s.tags, ...ownershipTags(ID) } }),
+      s.nodeGroups.map((p) => nodegroupFor(s, {}, p.name)),
+    ),
+    addons: [],
+    addonVersions: ADDON_VERSIONS,
+  };
 }
+
+/**
+ * A small add-on table in DescribeAddonVersions' shape (test data): per minor 1.29-1.35, kube-proxy
+ * has one version of that minor only (the default); vpc-cni's versions each run on three minors.
+ */
+export const ADDON_VERSIONS: Readonly<Record<string, readonly AddonVersion[]>> = (() => {
+  const minors = ['1.29', '1.30', '1.31', '1.32', '1.33', '1.34', '1.35'];
+  const compat = (ms: readonly string[], def: string) =>
+    ms.map((m) => ({ clusterVersion: m, defaultVersion: m === def }));
+  return {
+    'kube-proxy': minors.map((m) => ({ version: `v${m}.0-eksbuild.1`, compatibilities: compat([m], m) })),
+    'vpc-cni': minors.map((m, i) => ({
+      version: `v1.${20 + i}.0-eksbuild.1`,
+      compatibilities: compat(minors.slice(i, i + 3), m),
+    })),
+    coredns: minors.map((m, i) => ({
+      version: `v1.11.${i}-eksbuild.1`,
+      compatibilities: compat(minors.slice(i, i + 2), m),
+    })),
+  };
+})();

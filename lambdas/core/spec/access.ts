@@ -1,0 +1,125 @@
+/**
+ * `spec.access`: who may reach the cluster through EKS access entries. CloudOrch creates clusters with
+ * `bootstrapClusterCreatorAdminPermissions: false` (it needs no Kubernetes access itself) and these
+ * entries. Under `exclusive`, entries that are not listed are removed, except those EKS makes itself.
+ */
+import { z } from 'zod';
+import { ACCESS_POLICY_NAMES } from '../access-policies.js';
+import { LIMITS } from './rules.js';
+
+const policySchema = z
+  .strictObject(
+    {
+      name: z.enum(ACCESS_POLICY_NAMES, {
+        error: (iss) =>
+          `access policy ${JSON.stringify(iss.input)} is not an EKS access policy (${ACCESS_POLICY_NAMES.join(', ')})`,
+      }),
+      scope: z
+        .enum(['cluster', 'namespace'], { error: 'scope must be "cluster" or "namespace"' })
+        .default('cluster'),
+      namespaces: z
+        .array(
+          z.string().regex(LIMITS.access.namespacePattern, {
+            error: 'namespaces are Kubernetes namespace names, optionally ending in * for a prefix',
+          }),
+          { error: 'namespaces must be a list' },
+        )
+        .max(LIMITS.access.maxNamespaces, {
+          error: `at most ${LIMITS.access.maxNamespaces} namespaces per access scope (EKS limit)`,
+        })
+        .optional(),
+    },
+    { error: 'an access policy is an object with name, scope and (for scope namespace) namespaces' },
+  )
+  .superRefine((p, ctx) => {
+    if (p.scope === 'namespace' && !p.namespaces?.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['namespaces'],
+        message: 'scope namespace needs at least one namespace',
+      });
+    if (p.scope === 'cluster' && p.namespaces !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['namespaces'],
+        message: 'namespaces apply only to scope namespace (scope cluster covers every namespace)',
+      });
+  });
+
+const entrySchema = z.strictObject(
+  {
+    principalArn: z.string({ error: 'principalArn must be a string' }).regex(LIMITS.access.principalPattern, {
+      error: 'principalArn must be an IAM role or user ARN (arn:aws:iam::<12-digit account>:role/<name>)',
+    }),
+    type: z
+      .enum(LIMITS.access.entryTypes, { error: `type must be one of ${LIMITS.access.entryTypes.join(', ')}` })
+      .default('STANDARD'),
+    kubernetesGroups: z
+      .array(
+        z.string().regex(LIMITS.access.groupPattern, {
+          error: 'a Kubernetes group is 1-255 characters without spaces',
+        }),
+        { error: 'kubernetesGroups must be a list of group names' },
+      )
+      .max(100, { error: 'at most 100 Kubernetes groups per entry' })
+      .optional(),
+    policies: z
+      .array(policySchema, { error: 'policies must be a list of access policies' })
+      .max(20, { error: 'at most 20 access policies per entry' })
+      .default([]),
+  },
+  { error: 'an access entry is an object with principalArn and policies' },
+);
+
+export const accessSchema = z.strictObject(
+  {
+    authenticationMode: z
+      .enum(LIMITS.access.authenticationModes, {
+        error:
+          'authenticationMode must be "API_AND_CONFIG_MAP" or "API" (CloudOrch manages access entries, which CONFIG_MAP lacks)',
+      })
+      .default('API_AND_CONFIG_MAP'),
+    exclusive: z.boolean({ error: 'exclusive must be true or false' }).default(false),
+    entries: z
+      .array(entrySchema, { error: 'entries must be a list of access entries' })
+      .max(LIMITS.access.maxEntries, {
+        error: `at most ${LIMITS.access.maxEntries} access entries per cluster (EKS quota)`,
+      })
+      .default([]),
+  },
+  { error: 'access must be an object with authenticationMode, exclusive and entries' },
+);
+
+export type Access = z.output<typeof accessSchema>;
+export type AccessEntry = Access['entries'][number];
+export type AccessPolicy = AccessEntry['policies'][number];
+
+type Add = (path: PropertyKey[], message: string) => void;
+
+/** Rules across entries and within one that the shape cannot say (EKS's own refusals, said first). */
+export function checkAccess(access: Access, add: Add): void {
+  const seen = new Set<string>();
+  for (const [i, e] of access.entries.entries()) {
+    const at = (...rest: PropertyKey[]) => ['entries', i, ...rest];
+    if (seen.has(e.principalArn))
+      add(at('principalArn'), `${e.principalArn} has two entries; EKS allows one per principal`);
+    seen.add(e.principalArn);
+    if (e.type !== 'STANDARD' && (e.policies.length > 0 || e.kubernetesGroups?.length))
+      add(
+        at('type'),
+        `a ${e.type} entry takes no policies or kubernetesGroups (EKS rule); only STANDARD entries do`,
+      );
+    for (const [j, g] of (e.kubernetesGroups ?? []).entries())
+      if (g.startsWith(LIMITS.access.reservedGroupPrefix))
+        add(
+          at('kubernetesGroups', j),
+          `group ${g}: EKS refuses groups starting with "system:"; use an access policy`,
+        );
+    const policies = new Set<string>();
+    for (const [j, p] of e.policies.entries()) {
+      if (policies.has(p.name))
+        add(at('policies', j, 'name'), `${p.name} is listed twice for ${e.principalArn}`);
+      policies.add(p.name);
+    }
+  }
+}

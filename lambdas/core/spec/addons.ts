@@ -1,0 +1,118 @@
+/**
+ * `spec.addons`: the EKS add-ons CloudOrch manages. Add-ons not listed are left alone; one removed from
+ * the list is deleted only if CloudOrch created it, with `preserve` so its Kubernetes resources stay.
+ */
+import { z } from 'zod';
+import { roleArnSchema } from './pools.js';
+import { LIMITS, RESERVED_OBJECT_KEYS } from './rules.js';
+
+/** `default`: EKS's default for the cluster's minor; `latest`: the newest compatible; else exact. */
+export const ADDON_VERSION_KEYWORDS = ['default', 'latest'] as const;
+
+const versionSchema = z
+  .string({ error: 'version must be a string' })
+  .refine(
+    (v) => (ADDON_VERSION_KEYWORDS as readonly string[]).includes(v) || LIMITS.addon.versionPattern.test(v),
+    {
+      error: (iss) =>
+        `version ${JSON.stringify(iss.input)} must be "default", "latest" or an exact EKS add-on version like "v1.19.0-eksbuild.1"`,
+    },
+  );
+
+/** Whether a value survives JSON as it is: finite numbers, plain objects and arrays, no reserved keys. */
+function jsonIssue(value: unknown, path: string): string | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${path} is not a finite number`;
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const issue = jsonIssue(v, `${path}[${i}]`);
+      if (issue) return issue;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const [k, v] of Object.entries(value)) {
+      if (RESERVED_OBJECT_KEYS.has(k)) return `${path}.${k} is a reserved key`;
+      const issue = jsonIssue(v, `${path}.${k}`);
+      if (issue) return issue;
+    }
+    return undefined;
+  }
+  return `${path} is not a JSON value`;
+}
+
+const configurationSchema = z
+  .record(z.string(), z.unknown(), { error: 'configurationValues must be an object (it is sent as JSON)' })
+  .superRefine((v, ctx) => {
+    const issue = jsonIssue(v, 'configurationValues');
+    if (issue) ctx.addIssue({ code: 'custom', message: `${issue}: configurationValues must be plain JSON` });
+    else if (Buffer.byteLength(JSON.stringify(v)) > LIMITS.addon.maxConfigurationBytes)
+      ctx.addIssue({
+        code: 'custom',
+        message: `configurationValues is larger than ${LIMITS.addon.maxConfigurationBytes} bytes as JSON`,
+      });
+  });
+
+const podIdentitySchema = z.strictObject(
+  {
+    serviceAccount: z
+      .string({ error: 'serviceAccount must be a string' })
+      .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, {
+        error: 'serviceAccount must be a Kubernetes service account name',
+      }),
+    roleArn: roleArnSchema('roleArn'),
+  },
+  { error: 'a pod identity association is an object with serviceAccount and roleArn' },
+);
+
+export const addonSchema = z.strictObject(
+  {
+    name: z
+      .string({ error: 'name must be a string' })
+      .min(1, { error: 'name must not be empty' })
+      .max(LIMITS.addon.nameMaxLength, {
+        error: `name must be at most ${LIMITS.addon.nameMaxLength} characters`,
+      })
+      .regex(LIMITS.addon.namePattern, {
+        error: 'name must be an EKS add-on name like "vpc-cni" (lower-case letters, digits, - and _)',
+      }),
+    version: versionSchema.default('default'),
+    configurationValues: configurationSchema.optional(),
+    serviceAccountRoleArn: roleArnSchema('serviceAccountRoleArn').optional(),
+    podIdentityAssociations: z
+      .array(podIdentitySchema, { error: 'podIdentityAssociations must be a list' })
+      .max(10, { error: 'at most 10 pod identity associations per add-on' })
+      .optional(),
+    resolveConflicts: z
+      .enum(['OVERWRITE', 'PRESERVE'], { error: 'resolveConflicts must be "OVERWRITE" or "PRESERVE"' })
+      .default('OVERWRITE'),
+  },
+  { error: 'an add-on must be an object with a name' },
+);
+
+export type Addon = z.output<typeof addonSchema>;
+
+type Add = (path: PropertyKey[], message: string) => void;
+
+/** Rules across add-ons and within one that the shape cannot say. */
+export function checkAddons(addons: readonly Addon[], add: Add): void {
+  const seen = new Set<string>();
+  for (const [i, a] of addons.entries()) {
+    if (seen.has(a.name)) add([i, 'name'], `add-on ${a.name} is listed twice`);
+    seen.add(a.name);
+    if (a.serviceAccountRoleArn && a.podIdentityAssociations?.length)
+      add(
+        [i, 'podIdentityAssociations'],
+        `add-on ${a.name}: use serviceAccountRoleArn (IRSA) or podIdentityAssociations, not both`,
+      );
+    const accounts = new Set<string>();
+    for (const [j, p] of (a.podIdentityAssociations ?? []).entries()) {
+      if (accounts.has(p.serviceAccount))
+        add(
+          [i, 'podIdentityAssociations', j, 'serviceAccount'],
+          `service account ${p.serviceAccount} is listed twice`,
+        );
+      accounts.add(p.serviceAccount);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Conditions about a cluster's parts beside its node groups: `AddonsReady` from the listed add-ons as
+ * EKS reports them, and `UpgradeBlocked` / `UpgradeWarning` from the plan's readiness gate. Pure: the
+ * WriteStatus step hands in the observation and the plan; applyOutcome (status.ts) sets them.
+ */
+import { accessPolicyName } from './access-policies.js';
+import {
+  type ConditionInput,
+  ConditionType,
+  failure,
+  notYet,
+  REASON_HINT,
+  Reason,
+  success,
+} from './conditions.js';
+import { Health } from './health.js';
+import type { Observation } from './observation.js';
+import type { Impossible, Operation, UpgradeGate } from './plan/types.js';
+import type { CloudClusterSpec } from './spec/schema.js';
+import type { AccessSummary } from './status.js';
+
+/** What one add-on looks like in status. */
+export interface AddonSummary {
+  readonly name: string;
+  readonly version?: string;
+  /** EKS's status, or `Missing`. */
+  readonly status: string;
+  /** EKS's health issue codes. */
+  readonly issues?: readonly string[];
+}
+
+const HINT = {
+  unhealthy:
+    'Read the add-on health issues (aws eks describe-addon --cluster-name <cluster> --addon-name <name>): InsufficientNumberOfReplicas usually means no nodes can run it, ConfigurationConflict that resourceConflicts: PRESERVE kept a changed field; fix the cause, CloudOrch converges the add-on again.',
+};
+
+/** The listed add-ons in spec order as observed; undefined when the add-ons were not read. */
+export function addonSummaries(spec: CloudClusterSpec, o: Observation): AddonSummary[] | undefined {
+  if (!o.addons) return undefined;
+  return (spec.addons ?? []).map((a) => {
+    const seen = o.addons?.find((x) => x.name === a.name);
+    if (!seen) return { name: a.name, status: 'Missing' };
+    return {
+      name: a.name,
+      version: seen.version,
+      status: seen.status,
+      ...(seen.issues.length > 0 ? { issues: seen.issues.map((i) => i.code) } : {}),
+    };
+  });
+}
+
+/** AddonsReady from the observation; Unknown is said by the caller when nothing was observed. */
+export function addonsCondition(
+  spec: CloudClusterSpec,
+  o: Observation,
+  g: number,
+): ConditionInput | undefined {
+  const listed = spec.addons ?? [];
+  if (listed.length === 0) return success(ConditionType.AddonsReady, Reason.NoAddons, 'No add-ons listed', g);
+  if (!o.addons) return undefined;
+  const unhealthy: string[] = [];
+  const pending: string[] = [];
+  for (const a of listed) {
+    const seen = o.addons.find((x) => x.name === a.name);
+    if (!seen) pending.push(`${a.name} (not created yet)`);
+    else if (seen.health === Health.Degraded || seen.health === Health.Failed) {
+      const issues = seen.issues.map((i) => `${i.code}: ${i.message}`).join('; ');
+      unhealthy.push(`${a.name} is ${seen.status}${issues ? ` (${issues})` : ''}`);
+    } else if (seen.health !== Health.Healthy) pending.push(`${a.name} (${seen.status})`);
+  }
+  if (unhealthy.length > 0)
+    return failure(ConditionType.AddonsReady, Reason.AddonUnhealthy, unhealthy.join('; '), HINT.unhealthy, g);
+  if (pending.length > 0)
+    return notYet(
+      ConditionType.AddonsReady,
+      Reason.AddonsProgressing,
+      `Waiting for ${pending.join(', ')}`,
+      g,
+    );
+  return success(ConditionType.AddonsReady, Reason.AddonsActive, `${listed.length} add-ons ACTIVE`, g);
+}
+
+/** The authentication mode and entries in status: listed ones and the others, with their policies. */
+export function accessSummary(spec: CloudClusterSpec, o: Observation): AccessSummary {
+  const mode = o.cluster?.authenticationMode ?? 'CONFIG_MAP';
+  if (!o.accessEntries) return { authenticationMode: mode };
+  const listed = new Set((spec.access?.entries ?? []).map((e) => e.principalArn));
+  return {
+    authenticationMode: mode,
+    entries: o.accessEntries.map((e) => ({
+      principalArn: e.principalArn,
+      type: e.type,
+      policies: e.policies.map(
+        (p) =>
+          `${accessPolicyName(p.policyArn)} (${p.scope.type === 'namespace' ? p.scope.namespaces.join(', ') : 'cluster'})`,
+      ),
+      listed: listed.has(e.principalArn),
+    })),
+  };
+}
+
+const insightNames = (gate: UpgradeGate) =>
+  gate.insights.length > 0 ? gate.insights.map((i) => i.name).join('; ') : 'insights not read';
+
+/** UpgradeBlocked and UpgradeWarning from one plan: what the readiness gate decided this run. */
+export function upgradeConditions(
+  impossible: readonly Impossible[],
+  operations: readonly Operation[],
+  g: number,
+): ConditionInput[] {
+  const blocked = impossible.find((i) => i.upgradeBlocked)?.upgradeBlocked;
+  const warned = operations.find((op) => op.kind === 'UpgradeWarning');
+  const out: ConditionInput[] = [];
+  if (blocked) {
+    const stop = impossible.find((i) => i.upgradeBlocked);
+    out.push({
+      type: ConditionType.UpgradeBlocked,
+      status: 'True',
+      reason: Reason.UpgradeInsightsFailing,
+      message: `Upgrade to ${blocked.toVersion} blocked by EKS upgrade insights: ${insightNames(blocked)}`,
+      ...(stop ? { remediation: stop.remediation } : {}),
+      observedGeneration: g,
+    });
+  } else
+    out.push(
+      notYet(ConditionType.UpgradeBlocked, Reason.UpgradeClear, 'No upgrade insight blocks a step', g),
+    );
+  if (warned && warned.kind === 'UpgradeWarning')
+    out.push({
+      type: ConditionType.UpgradeWarning,
+      status: 'True',
+      reason: Reason.UpgradeInsightsIgnored,
+      message: `Stepping to ${warned.gate.toVersion} although EKS upgrade insights are in ERROR: ${insightNames(warned.gate)}`,
+      remediation: REASON_HINT.UpgradeInsightsIgnored,
+      observedGeneration: g,
+    });
+  else
+    out.push(
+      notYet(ConditionType.UpgradeWarning, Reason.UpgradeClear, 'No step went past an ERROR insight', g),
+    );
+  return out;
+}
