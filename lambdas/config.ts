@@ -149,8 +149,18 @@ export const OPERATION_CALLS = {
   CreateAccessEntry: { call: 'CreateAccessEntry', grant: 'create', deletes: false, removes: false },
   UpdateAccessEntry: { call: 'UpdateAccessEntry', grant: 'cluster-part', deletes: false, removes: false },
   DeleteAccessEntry: { call: 'DeleteAccessEntry', grant: 'cluster-part', deletes: false, removes: true },
-  AssociateAccessPolicy: { call: 'AssociateAccessPolicy', grant: 'cluster-part', deletes: false, removes: false },
-  DisassociateAccessPolicy: { call: 'DisassociateAccessPolicy', grant: 'cluster-part', deletes: false, removes: true },
+  AssociateAccessPolicy: {
+    call: 'AssociateAccessPolicy',
+    grant: 'cluster-part',
+    deletes: false,
+    removes: false,
+  },
+  DisassociateAccessPolicy: {
+    call: 'DisassociateAccessPolicy',
+    grant: 'cluster-part',
+    deletes: false,
+    removes: true,
+  },
 } as const satisfies Record<
   MutatingOperation['kind'],
   {

@@ -384,7 +384,10 @@ describe('planner: field table completeness', () => {
     access: {
       access: {
         entries: [
-          { principalArn: 'arn:aws:iam::111122223333:role/admin', policies: [{ name: 'AmazonEKSViewPolicy' }] },
+          {
+            principalArn: 'arn:aws:iam::111122223333:role/admin',
+            policies: [{ name: 'AmazonEKSViewPolicy' }],
+          },
         ],
       },
     },

@@ -86,8 +86,8 @@ function retagged(o: Observation, op: MutatingOperation & { resourceArn: string 
   };
 }
 
-/** Add-on, access and configuration operations (the cluster's parts beside its node groups). */
-function projectPart(o: Observation, op: MutatingOperation): Observation | undefined {
+/** Add-on operations. */
+function projectAddon(o: Observation, op: MutatingOperation): Observation | undefined {
   switch (op.kind) {
     case 'CreateAddon':
       return {
@@ -128,6 +128,14 @@ function projectPart(o: Observation, op: MutatingOperation): Observation | undef
       }));
     case 'DeleteAddon':
       return { ...o, addons: (o.addons ?? []).filter((a) => a.name !== op.addonName) };
+    default:
+      return undefined;
+  }
+}
+
+/** Access operations: the authentication mode, entries and their policies. */
+function projectAccess(o: Observation, op: MutatingOperation): Observation | undefined {
+  switch (op.kind) {
     case 'UpdateClusterConfig':
       // Entries become readable once the mode leaves CONFIG_MAP; none exist yet but the spec's.
       return {
@@ -175,7 +183,7 @@ function projectPart(o: Observation, op: MutatingOperation): Observation | undef
 }
 
 export function project(o: Observation, op: MutatingOperation): Observation {
-  const part = projectPart(o, op);
+  const part = projectAddon(o, op) ?? projectAccess(o, op);
   if (part) return part;
   switch (op.kind) {
     case 'CreateCluster':
