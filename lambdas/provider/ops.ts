@@ -86,6 +86,13 @@ async function createCluster(client: EKSClient, op: Op<'CreateCluster'>): Promis
       'This is a planner bug (every cluster CloudOrch creates carries its ownership tag): report it with the plan shown in status.',
     );
   }
+  // EKS requires the creator's admin entry under CONFIG_MAP; CloudOrch never asks for one.
+  if (op.accessConfig.authenticationMode === 'CONFIG_MAP') {
+    throw new ProviderBugError(
+      `refusing to create cluster ${op.clusterName} in CONFIG_MAP mode without the creator's admin entry`,
+      'This is a planner bug (CloudOrch creates clusters in an API authentication mode): report it with the plan shown in status.',
+    );
+  }
   const out = await client.send(
     new CreateClusterCommand({
       name: op.clusterName,

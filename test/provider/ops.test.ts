@@ -391,6 +391,11 @@ describe('the provider sends one call per operation', () => {
       'an add-on delete that would not preserve',
       { kind: 'DeleteAddon', ...base, addonName: 'coredns', preserve: false } as unknown as MutatingOperation,
     ],
+    [
+      'a CONFIG_MAP cluster without the creator entry EKS requires then',
+      createClusterOp(ACCOUNT, 1, '1.30', 'CONFIG_MAP'),
+    ],
+    ['a cluster in an authentication mode EKS does not know', createClusterOp(ACCOUNT, 1, '1.30', 'IAM')],
     ['an authentication mode that does not move', modeOp('API', 'API')],
     ['an authentication mode EKS does not know', modeOp('API', 'IAM')],
     ['an access entry create without the ownership tags', { ...createEntry, tags: { team: 'x' } }],
