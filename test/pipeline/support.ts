@@ -1,6 +1,7 @@
 /** Scenario harness: the embedded control plane with fast EKS and short waits, plus assertions helpers. */
 
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { OPERATION_CALLS } from '../../lambdas/config.js';
 import { POOL_TAG } from '../../lambdas/core/ownership.js';
 import {
   type CloudClusterSpec,
@@ -8,20 +9,12 @@ import {
   specSchema,
 } from '../../lambdas/core/spec/schema.js';
 import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
+import { addonsOf } from '../../local/eks-sim/addon-state.js';
 import type { CallCounts } from '../../local/eks-sim/index.js';
 import { type ControlPlane, startControlPlane } from '../../local/runtime/control-plane.js';
 
-export const MUTATING = [
-  'CreateCluster',
-  'CreateNodegroup',
-  'UpdateClusterVersion',
-  'UpdateNodegroupVersion',
-  'UpdateNodegroupConfig',
-  'TagResource',
-  'UntagResource',
-  'DeleteNodegroup',
-  'DeleteCluster',
-] as const;
+/** Every EKS call an operation makes (config.ts's table: a new operation is counted without an edit here). */
+export const MUTATING = Object.values(OPERATION_CALLS).map((o) => o.call);
 
 export interface Harness {
   cp: ControlPlane;
@@ -157,6 +150,26 @@ export function simCluster(h: Harness, name: string) {
     version: u.params.find((p) => p.type === 'Version')?.value,
   }));
   return { status: c.status, version: c.version, nodegroups, updates };
+}
+
+/**
+ * The simulator's record of the updates it started for one cluster (control plane, node groups and
+ * add-ons), oldest first, each as `CP 1.33`, `<nodegroup> 1.33` or `addon <name> <version>`. Read in
+ * process: no EKS call is made.
+ */
+export function simUpdateLog(h: Harness, name: string): string[] {
+  h.cp.sim.state.tick();
+  const c = h.cp.sim.state.allClusters().find((x) => x.name === name);
+  if (!c) return [];
+  const version = (params: readonly { type: string; value: string }[], type: string) =>
+    params.find((p) => p.type === type)?.value ?? '';
+  const entries = c.updates
+    .filter((u) => u.type === 'VersionUpdate')
+    .map((u) => ({ at: u.createdAt, text: `${u.nodegroupName ?? 'CP'} ${version(u.params, 'Version')}` }));
+  for (const a of addonsOf(h.cp.sim.state, c).values())
+    for (const u of a.updates)
+      entries.push({ at: u.createdAt, text: `addon ${a.name} ${version(u.params, 'AddonVersion')}` });
+  return entries.sort((x, y) => x.at - y.at).map((e) => e.text);
 }
 
 /** One operation the provider applied, with the cluster's node groups as they were just before it. */
