@@ -2,7 +2,7 @@
  * The EKS provider: the only code that talks to EKS, on `@aws-sdk/client-eks`.
  *
  * Contract (in addition to {@link ClusterProvider}'s):
- * - `observe` reads DescribeCluster, ListNodegroups + DescribeNodegroup, ListAddons + DescribeAddon
+ * - `observe` reads DescribeCluster, ListNodegroups + DescribeNodegroup, (when asked) ListAddons + DescribeAddon
  *   (+ DescribePodIdentityAssociation per association), DescribeUpdate for every tracked update, and
  *   ListUpdates only for a resource whose status is UPDATING without a tracked update in progress
  *   (someone else started it, or its id was lost). On request it also reads add-on versions
@@ -102,7 +102,8 @@ export class EksProvider implements ClusterProvider {
       );
       if (out) nodegroups.push(required(out.nodegroup, 'nodegroup'));
     }
-    const addonNames = await unlessGone(() => listAddons(client, name));
+    // Add-ons only when asked (the spec has `addons`): a cluster without them costs no add-on call.
+    const addonNames = opts.addons ? await unlessGone(() => listAddons(client, name)) : [];
     if (!addonNames) return gone;
     const addons = await call(() => describeAddons(client, name, addonNames));
 
@@ -135,9 +136,13 @@ export class EksProvider implements ClusterProvider {
       nodegroups: nodegroups.map((ng) =>
         toObservedNodegroup(ng, updateOf({ nodegroupName: ng.nodegroupName })),
       ),
-      addons: addons.map((a) =>
-        toObservedAddon(a.addon, a.podIdentities, updateOf({ addonName: a.addon.addonName })),
-      ),
+      ...(opts.addons
+        ? {
+            addons: addons.map((a) =>
+              toObservedAddon(a.addon, a.podIdentities, updateOf({ addonName: a.addon.addonName })),
+            ),
+          }
+        : {}),
       ...parts,
       observedAt,
     };

@@ -41,7 +41,7 @@ async function activeCluster(mode: string): Promise<void> {
 
 /** EKS's default version of an add-on for 1.30, and another one compatible with 1.30. */
 async function versionsFor130(name: string): Promise<{ byDefault: string; other: string }> {
-  const o = await h.provider.observe(ref, { addonVersionsOf: [name] });
+  const o = await h.provider.observe(ref, { addons: true, addonVersionsOf: [name] });
   const on130 = (o.addonVersions?.[name] ?? []).filter((v) =>
     v.compatibilities.some((c) => c.clusterVersion === '1.30'),
   );
@@ -92,7 +92,10 @@ describe('add-ons', () => {
 
   it('reads every version of the add-ons asked for, by name; an add-on EKS does not offer has none', async () => {
     await h.admin.resetCalls();
-    const o = await h.provider.observe(ref, { addonVersionsOf: ['kube-proxy', 'no-such-addon'] });
+    const o = await h.provider.observe(ref, {
+      addons: true,
+      addonVersionsOf: ['kube-proxy', 'no-such-addon'],
+    });
     expect(o.addonVersions?.['no-such-addon']).toEqual([]);
     const kubeProxy = o.addonVersions?.['kube-proxy'] ?? [];
     expect(kubeProxy.length).toBeGreaterThan(1);
@@ -115,13 +118,13 @@ describe('add-ons', () => {
     const r = await h.provider.apply(op);
     expect(r).toMatchObject({ kind: 'CreateAddon', status: 'CREATING' });
     expect(r.arn).toMatch(/:addon\/conformance\/aws-ebs-csi-driver\//);
-    expect(addon(await h.provider.observe(ref), 'aws-ebs-csi-driver')).toMatchObject({
+    expect(addon(await h.provider.observe(ref, { addons: true }), 'aws-ebs-csi-driver')).toMatchObject({
       status: 'CREATING',
       health: 'Progressing',
     });
     await h.admin.advance(ADDON_DURATIONS.create);
     await h.admin.resetCalls();
-    const o = await h.provider.observe(ref);
+    const o = await h.provider.observe(ref, { addons: true });
     expect(o.addons).toEqual([
       {
         name: 'aws-ebs-csi-driver',
@@ -147,7 +150,7 @@ describe('add-ons', () => {
       { code: 'InsufficientNumberOfReplicas', message: 'only 1 of 2 replicas' },
       { code: 'ConfigurationConflict' },
     ]);
-    const a = addon(await h.provider.observe(ref), 'coredns');
+    const a = addon(await h.provider.observe(ref, { addons: true }), 'coredns');
     expect(a).toMatchObject({ status: 'DEGRADED', health: 'Degraded' });
     expect(a?.issues.map((i) => i.code)).toEqual(['InsufficientNumberOfReplicas', 'ConfigurationConflict']);
     expect(a?.issues[0]?.message).toBe('only 1 of 2 replicas');
@@ -163,7 +166,7 @@ describe('add-ons', () => {
     );
     await h.admin.advance(ADDON_DURATIONS.create);
     await h.admin.resetCalls();
-    const a = addon(await h.provider.observe(ref), 'aws-ebs-csi-driver');
+    const a = addon(await h.provider.observe(ref, { addons: true }), 'aws-ebs-csi-driver');
     expect(a?.podIdentityAssociations).toEqual([
       {
         serviceAccount: 'ebs-csi-controller-sa',
@@ -181,10 +184,10 @@ describe('add-ons', () => {
     const r = await h.provider.apply(updateAddonOp('kube-proxy', byDefault, other));
     expect(r.updateId).toBeDefined();
     const tracked = [{ id: r.updateId ?? '', addonName: 'kube-proxy' }];
-    const o = await h.provider.observe(ref, { trackedUpdates: tracked });
+    const o = await h.provider.observe(ref, { addons: true, trackedUpdates: tracked });
     expect(addon(o, 'kube-proxy')?.update).toMatchObject({ id: r.updateId, status: 'InProgress' });
     await h.admin.advance(ADDON_DURATIONS.update);
-    const done = await h.provider.observe(ref, { trackedUpdates: tracked });
+    const done = await h.provider.observe(ref, { addons: true, trackedUpdates: tracked });
     expect(addon(done, 'kube-proxy')).toMatchObject({ version: other, status: 'ACTIVE' });
     expect(addon(done, 'kube-proxy')?.update).toBeUndefined();
   });
@@ -197,7 +200,7 @@ describe('add-ons', () => {
       new UpdateAddonCommand({ clusterName: ref.clusterName, addonName: 'kube-proxy', addonVersion: other }),
     );
     await h.admin.resetCalls();
-    const o = await h.provider.observe(ref);
+    const o = await h.provider.observe(ref, { addons: true });
     expect(addon(o, 'kube-proxy')).toMatchObject({
       status: 'UPDATING',
       update: { id: out.update?.id, status: 'InProgress' },
@@ -214,7 +217,7 @@ describe('add-ons', () => {
     const del = { kind: 'DeleteAddon', ...base, addonName: 'coredns', preserve: true } as const;
     expect(await h.provider.apply(del)).toMatchObject({ kind: 'DeleteAddon', status: 'DELETING' });
     await h.admin.advance(ADDON_DURATIONS.delete);
-    expect((await h.provider.observe(ref)).addons).toEqual([]);
+    expect((await h.provider.observe(ref, { addons: true })).addons).toEqual([]);
     await expect(h.provider.apply(del)).rejects.toBeInstanceOf(NotFoundError);
   });
 });

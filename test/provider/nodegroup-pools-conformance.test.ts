@@ -19,7 +19,6 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POOL_TAG } from '../../lambdas/core/ownership.js';
 import type { EksProvider } from '../../lambdas/provider/eks-provider.js';
-import { type AddonGapProxy, startAddonGapProxy } from './support/addon-gap-proxy.js';
 import { configOp, createNodegroupOp } from './support/fixtures.js';
 import {
   providerFor,
@@ -47,8 +46,6 @@ describe.each<ServerKind>(['sim', 'moto'])('node group pools against %s', (kind)
   let target: Target;
   let eks: EKSClient;
   let provider: EksProvider;
-  // moto has no add-on routes: the provider reaches it through a proxy that answers ListAddons.
-  let proxy: AddonGapProxy | undefined;
   const sim = kind === 'sim';
   const moto = kind === 'moto';
 
@@ -60,13 +57,11 @@ describe.each<ServerKind>(['sim', 'moto'])('node group pools against %s', (kind)
       credentials: TEST_CREDENTIALS,
       maxAttempts: 1,
     });
-    proxy = kind === 'moto' ? await startAddonGapProxy(target.url) : undefined;
-    provider = providerFor(proxy?.url ?? target.url);
+    provider = providerFor(target.url);
   });
   afterAll(async () => {
     provider?.clients.destroy();
     eks?.destroy();
-    await proxy?.close();
     await target?.close();
   });
   beforeEach(async () => {

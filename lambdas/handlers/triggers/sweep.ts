@@ -11,6 +11,7 @@
 
 import { backingOff } from '../../core/backoff.js';
 import { Reason } from '../../core/conditions.js';
+import { observeScope } from '../../core/observe-scope.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
 import { validateSpec } from '../../core/spec/validate.js';
@@ -123,7 +124,8 @@ async function decide(r: ClusterRecord): Promise<SweepDecision> {
   try {
     observation = await provider.observe(
       { clusterName: v.spec.clusterName, region: v.spec.region },
-      { trackedUpdates: r.trackedUpdates ?? [] },
+      // What the reconcile reads, so add-on and access drift start a run as node group drift does.
+      { trackedUpdates: r.trackedUpdates ?? [], ...observeScope(v.spec) },
     );
   } catch (err) {
     emit(METRIC.ObserveFailures, 1, { Source: 'sweep' });

@@ -4,10 +4,11 @@
  * sleep, or moving the simulator's clock). Bounded by a number of iterations, never by time.
  */
 import type { Observation } from '../../../lambdas/core/observation.js';
+import { observeScope } from '../../../lambdas/core/observe-scope.js';
 import { firstAction, plan } from '../../../lambdas/core/plan/plan.js';
 import type { Desired, MutatingOperation, PlanDefaults } from '../../../lambdas/core/plan/types.js';
 import type { ClusterProvider, ObserveOptions, TrackedUpdate } from '../../../lambdas/core/provider.js';
-import { type CloudClusterSpecInput, readinessOf, specSchema } from '../../../lambdas/core/spec/schema.js';
+import { type CloudClusterSpecInput, specSchema } from '../../../lambdas/core/spec/schema.js';
 
 /** The simulator's account and the deployment defaults the reconcile tests create with. */
 export const ACCOUNT = '000000000000';
@@ -32,19 +33,9 @@ export function desiredOf(
   return { id, spec: specSchema.parse(input), generation, deletionRequested };
 }
 
-/**
- * What an observation reads for this spec beyond the cluster, its node groups and add-ons: the listed
- * add-ons' versions, access when the spec manages it, insights unless readiness is `ignore`.
- */
+/** What the observe step reads for this spec (the pipeline's own rule), with the tracked updates. */
 export function observeOptionsOf(d: Desired, trackedUpdates: readonly TrackedUpdate[]): ObserveOptions {
-  const { spec } = d;
-  const addons = (spec.addons ?? []).map((a) => a.name);
-  return {
-    trackedUpdates,
-    ...(addons.length > 0 ? { addonVersionsOf: addons } : {}),
-    ...(spec.access ? { accessEntries: true } : {}),
-    ...(readinessOf(spec) === 'ignore' ? {} : { insightsUnlessAt: spec.kubernetesVersion }),
-  };
+  return { trackedUpdates, ...observeScope(d.spec) };
 }
 
 export async function converge(
