@@ -43,6 +43,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { EKS_READ_CALLS, type EksGrant, OPERATION_CALLS } from '../../lambdas/config.js';
 import {
+  ADDON_VERSION_TAG,
   MANAGED_BY_TAG,
   MANAGED_BY_VALUE,
   OWNER_TAG,
@@ -213,6 +214,14 @@ function eksWrite(scope: Stack, deleteForeign: boolean): iam.PolicyStatement[] {
       sid: 'EksClusterParts',
       actions: [...EKS_CLUSTER_PART_ACTIONS],
       resources: [addons, accessEntries],
+    }),
+    // An add-on the spec adopts has no CloudOrch tag; the planner records the spec's version keyword
+    // on it, and nothing else may be tagged there.
+    new iam.PolicyStatement({
+      sid: 'EksTagAddonVersion',
+      actions: [TAG_RESOURCE],
+      resources: [addons],
+      conditions: { 'ForAllValues:StringEquals': { 'aws:TagKeys': [ADDON_VERSION_TAG] } },
     }),
     new iam.PolicyStatement({
       sid: 'EksTagOwnedNotOwnership',

@@ -232,6 +232,7 @@ export async function observeCalls(): Promise<string[]> {
       { id: 'u-ng', nodegroupName: 'ng' },
       { id: 'u-addon', addonName: 'coredns' },
     ],
+    addons: true,
     addonVersionsOf: ['coredns'],
     accessEntries: true,
     insightsUnlessAt: '1.34',

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isMutatingEksCall } from '../../lambdas/config.js';
-import { MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
+import { ADDON_VERSION_TAG, MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { claimId } from '../../lambdas/store/claims.js';
 import { applyCalls, constructedCalls, observeCalls } from './eks-calls.js';
@@ -279,8 +279,15 @@ describe('apply: EKS mutations limited by ownership tags', () => {
       MANAGED_BY_TAG,
       POOL_TAG,
     ]);
+    // An adopted add-on may be given the version keyword tag, and nothing else.
+    const addonVersion = tag.filter((st) => st.Sid === 'EksTagAddonVersion');
+    expect(addonVersion).toHaveLength(1);
+    expect(addonVersion[0]?.Condition?.['ForAllValues:StringEquals']?.['aws:TagKeys']).toEqual([
+      ADDON_VERSION_TAG,
+    ]);
+    expect(JSON.stringify(addonVersion[0]?.Resource)).toContain(':addon/');
     // Claiming (adopt) only the ownership tags, where no owner exists yet or the cluster was released.
-    const claims = tag.filter((st) => st !== onOwned);
+    const claims = tag.filter((st) => st !== onOwned && st !== addonVersion[0]);
     expect(claims).toHaveLength(2);
     for (const claim of claims) {
       expect(actionsOf(claim)).toEqual(['eks:TagResource']);
