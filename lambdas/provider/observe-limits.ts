@@ -26,7 +26,7 @@ export const PAGE_SIZE = 100;
 
 /** What an observation read beyond the cluster and its node groups (absent: not read, or none). */
 export interface ObservedParts {
-  /** Add-ons ListAddons named. */
+  /** Add-ons ListAddons named; absent: add-ons were not read. */
   readonly addons?: number;
   /** Pod identity associations of those add-ons, in all. */
   readonly podIdentities?: number;
@@ -43,7 +43,7 @@ export interface ObservedParts {
  * groups and `tracked` tracked updates (of the control plane, node groups and add-ons):
  *
  *   1 DescribeCluster + maxNodegroupPages + one DescribeNodegroup each + one DescribeUpdate per tracked update
- *   + maxAddonPages + one DescribeAddon each + one DescribePodIdentityAssociation per association
+ *   + when add-ons are read: maxAddonPages + one DescribeAddon each + one DescribePodIdentityAssociation per association
  *   + maxAddonVersionPages per add-on of `addonVersionsOf`
  *   + when access is read: maxAccessEntryPages + per entry one DescribeAccessEntry and maxAccessPolicyPages
  *   + when insights are read: maxInsightPages + maxInsightDescribes
@@ -56,7 +56,8 @@ export function observeCallBound(nodegroups: number, tracked: number, parts: Obs
   const L = OBSERVE_LIMITS;
   const addons = parts.addons ?? 0;
   const core = 1 + L.maxNodegroupPages + nodegroups + tracked;
-  const addonReads = L.maxAddonPages + addons + (parts.podIdentities ?? 0);
+  // Add-ons are read only when asked for (the spec has `addons`).
+  const addonReads = parts.addons === undefined ? 0 : L.maxAddonPages + addons + (parts.podIdentities ?? 0);
   const versions = (parts.addonVersionsOf ?? 0) * L.maxAddonVersionPages;
   const access =
     parts.accessEntries === undefined

@@ -151,8 +151,11 @@ describe('bounded lists', () => {
     const base = observeCallBound(1, 1);
     expect(observeCallBound(1, 1, {})).toBe(base);
     const L = OBSERVE_LIMITS;
+    // 1 + 2 + n + t + (1 + n) x (1 + 2): the bound of a cluster whose spec reads no part.
+    expect(base).toBe(11);
+    expect(observeCallBound(1, 1, { addons: 0 })).toBe(base + L.maxAddonPages);
     expect(observeCallBound(1, 1, { addons: 2, podIdentities: 1 })).toBe(
-      base + 2 + 1 + 2 * (1 + L.maxUntrackedDescribes),
+      base + L.maxAddonPages + 2 + 1 + 2 * (1 + L.maxUntrackedDescribes),
     );
     expect(observeCallBound(1, 1, { addonVersionsOf: 3 })).toBe(base + 3 * L.maxAddonVersionPages);
     expect(observeCallBound(1, 1, { accessEntries: 0 })).toBe(base + L.maxAccessEntryPages);
