@@ -1,7 +1,7 @@
 /**
- * `cloudorch dev --demo`: apply the examples (one has three node pools), show each cluster converge,
- * scale one pool out of band through the simulator, show the drift detected and corrected with the
- * times, print a summary.
+ * `cloudorch dev --demo`: apply the examples (one has three node pools, some manage add-ons and access
+ * entries), show each cluster converge, scale one pool out of band through the simulator, show the
+ * drift detected and corrected with the times, print a summary with the add-ons and access entries.
  * Every figure printed is read from the store, the simulator or the Step Functions endpoint.
  */
 import { readdir } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { listAll } from '../../lambdas/store/list.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
 import { COLUMNS, row, table } from '../cli/format.js';
 import { loadManifests } from '../cli/load.js';
+import { accessCell, addonText } from '../cli/parts.js';
 import { specPools } from '../cli/pools.js';
 import type { CallCounts } from '../eks-sim/admin.js';
 import type { DevHandle } from './dev.js';
@@ -169,6 +170,22 @@ async function driftAndWait(
   return { callsBefore, driftAt, detectedAt, correctedAt };
 }
 
+/** Each cluster's add-ons (version, status, issue codes) and access entries, as its last run observed. */
+function partsLines(rs: readonly ClusterRecord[]): string[] {
+  const lines: string[] = [];
+  for (const r of rs) {
+    const o = r.status?.observed;
+    if (o?.addons?.length) lines.push(`   add-ons of ${r.id}: ${o.addons.map(addonText).join(', ')}`);
+    if (!o?.access?.entries) continue;
+    const entries = o.access.entries.map(
+      (e) =>
+        `${e.principalArn.split(':').at(-1)} ${e.policies.join(', ') || e.type}${e.listed ? '' : ' (not listed)'}`,
+    );
+    lines.push(`   access to ${r.id}: ${accessCell(o)}: ${entries.join('; ')}`);
+  }
+  return lines;
+}
+
 /** Prints the fleet table and the demo's figures; returns how many executions failed. */
 async function printSummary(
   dev: DevHandle,
@@ -190,6 +207,7 @@ async function printSummary(
     );
     log(`   pools of ${r.id}: ${pools.join(', ')}`);
   }
+  for (const line of partsLines(after)) log(line);
   log(
     `   converged ${count} clusters in ${span(t0, converged)} (the simulator runs EKS ${dev.cp.sim.state.config.speed}x faster)`,
   );

@@ -492,6 +492,55 @@ describe('cloudorch against cloudorch dev', () => {
     );
   });
 
+  it('add-ons and access entries: describe and get -o wide show them, and a DEGRADED add-on with its issue code', async () => {
+    const id = 'team-checkout/checkout';
+    const r = await cloudorch(['apply', '-f', join(ROOT, 'examples/addons-access.yaml')]);
+    expect(r.code, r.stderr).toBe(0);
+    await until('checkout Ready', async () => (await records()).find((x) => x.id === id && x.status?.ready));
+    const d = await cloudorch(['describe', id]);
+    for (const name of ['vpc-cni', 'coredns', 'kube-proxy', 'eks-pod-identity-agent', 'aws-ebs-csi-driver'])
+      expect(d.stdout).toMatch(new RegExp(`^ {2}${name}: v\\S+-eksbuild\\.\\d+ ACTIVE$`, 'm'));
+    expect(d.stdout).toContain('  mode API, exclusive: true');
+    expect(d.stdout).toMatch(
+      /role\/platform-admin\s{3,}STANDARD\s{3,}AmazonEKSClusterAdminPolicy \(cluster\)\s{3,}listed$/m,
+    );
+    expect(d.stdout).toMatch(
+      /role\/checkout-developers\s{3,}STANDARD\s{3,}AmazonEKSEditPolicy \(checkout, checkout-jobs\)\s{3,}listed$/m,
+    );
+    expect(d.stdout).toMatch(/^ {2}AddonsReady\s+True\s+AddonsActive .*: 5 add-ons ACTIVE$/m);
+    expect(d.stdout).toMatch(/^ {2}UpgradeBlocked\s+False\s+UpgradeClear /m);
+    const sick = await cloudorch([
+      'sim',
+      'addon-health',
+      'checkout-staging',
+      'coredns',
+      '--code',
+      'InsufficientNumberOfReplicas',
+    ]);
+    expect(sick.code, sick.stderr).toBe(0);
+    await cloudorch(['reconcile', id]);
+    await until('AddonsReady False', async () =>
+      (await records())
+        .find((x) => x.id === id)
+        ?.status?.conditions.some((c) => c.type === 'AddonsReady' && c.status === 'False')
+        ? true
+        : undefined,
+    );
+    const sickDescribe = await cloudorch(['describe', id]);
+    expect(sickDescribe.stdout).toMatch(
+      /^ {2}AddonsReady\s+False\s+AddonUnhealthy .*coredns is DEGRADED \(InsufficientNumberOfReplicas/m,
+    );
+    expect(sickDescribe.stdout).toMatch(/^ {2}coredns: v\S+ DEGRADED \(InsufficientNumberOfReplicas\)$/m);
+    const wide = await cloudorch(['get', '-n', 'team-checkout', '-o', 'wide']);
+    expect(wide.stdout).toContain('4/5 ACTIVE; coredns:DEGRADED');
+    expect(wide.stdout).toMatch(/API \(3 entries, 1 not listed\)/);
+    const del = await cloudorch(['delete', id]);
+    expect(del.code, del.stderr).toBe(0);
+    await until('checkout released', async () =>
+      (await records()).some((x) => x.id === id) ? undefined : true,
+    );
+  }, 90_000);
+
   it('reconcile starts an execution; delete removes the cluster and then the record', async () => {
     expect((await cloudorch(['reconcile', 'dev-small'])).stdout).toMatch(
       /dev-small started execution arn:aws:states:[^:]+:\d+:execution:/,
@@ -534,6 +583,12 @@ describe('cloudorch dev --demo', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/drift detected .* after the change, corrected .* after it/);
     expect(r.stdout).toMatch(/denied by policy \(nothing applied\): research\/gpu-sandbox/);
+    expect(r.stdout).toMatch(
+      /add-ons of team-checkout\/checkout: vpc-cni: v\S+ ACTIVE, coredns: v\S+ ACTIVE/,
+    );
+    expect(r.stdout).toMatch(
+      /access to team-checkout\/checkout: API \(3 entries, 1 not listed\): role\/platform-admin AmazonEKSClusterAdminPolicy \(cluster\); role\/checkout-developers AmazonEKSEditPolicy \(checkout, checkout-jobs\)/,
+    );
     expect(existsSync(demoEnv.CLOUDORCH_DEV_STATE)).toBe(false); // removed on a clean stop
   }, 150_000);
 });

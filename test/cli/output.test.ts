@@ -128,9 +128,11 @@ describe('cloudorch get, delete and reconcile, kubectl-style', () => {
 
   it('-o wide, -o jsonpath (with range), and a bad -o that lists the valid ones', async () => {
     const wide = await run(['get', '-o', 'wide']);
-    expect(wide.stdout.split('\n')[0]?.split(/\s+/).slice(-5)).toEqual([
+    expect(wide.stdout.split('\n')[0]?.split(/\s+/).slice(-7)).toEqual([
       'SUBNETS',
       'NODEGROUPS',
+      'ADDONS',
+      'ACCESS',
       'LAST-OP',
       'LAST-DRIFT',
       'GENERATION',

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseManifests } from '../../lambdas/core/manifest.js';
 
 const example = (name: string) => readFileSync(new URL(`../../examples/${name}`, import.meta.url), 'utf8');
 
 describe('manifests', () => {
-  it.each(['dev-small.yaml', 'prod-tagged.yaml', 'denied-by-policy.yaml'])(
+  it.each(readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.yaml')))(
     'example %s is a valid CloudCluster',
     (name) => {
       const r = parseManifests(example(name), name);

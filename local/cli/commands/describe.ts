@@ -12,6 +12,7 @@ import { chooseExecution, executionSource, readExecution, type SourceOrWhy } fro
 import type { Output } from '../format.js';
 import { age, paint } from '../format.js';
 import { type ScopeOptions, scopeOf, withScope } from '../options.js';
+import { accessSection, addonsSection, specParts } from '../parts.js';
 import { poolsSection, specPools } from '../pools.js';
 import { type Found, NameResolutionError, resolveName, type Scope } from '../resolve.js';
 import type { Target } from '../target.js';
@@ -85,22 +86,21 @@ async function describeHeader(t: Target, o: Output, r: ClusterRecord, now: Date)
   if (s?.remediation) o.out(`Remediation:   ${paint(o, 'yellow', s.remediation)}`);
 }
 
+/** Conditions whose True is the bad news: painted red when True, green when False. */
+const TRUE_IS_BAD: ReadonlySet<string> = new Set(['Drifted', 'UpgradeBlocked', 'UpgradeWarning']);
+
 function describeConditions(o: Output, s: Status, now: Date): void {
   o.out('Conditions:');
   for (const c of s?.conditions ?? []) {
-    const mark =
-      c.status === 'True'
-        ? paint(o, 'green', c.status)
-        : c.status === 'False'
-          ? paint(o, 'red', c.status)
-          : c.status;
+    const good = TRUE_IS_BAD.has(c.type) ? 'False' : 'True';
+    const mark = c.status === 'Unknown' ? c.status : paint(o, c.status === good ? 'green' : 'red', c.status);
     o.out(
       `  ${c.type.padEnd(16)} ${mark.padEnd(5)} ${c.reason} (${age(c.lastTransitionTime, now)}): ${c.message}${c.remediation ? `\n${' '.repeat(20)}hint: ${c.remediation}` : ''}`,
     );
   }
 }
 
-/** What the last reconciliation saw and decided: observed state, pools, cost, plan, policy and drift. */
+/** What the last reconciliation saw and decided: observed state, pools, add-ons, access, cost, plan, policy and drift. */
 function describeLastRun(o: Output, r: ClusterRecord): void {
   const s = r.status;
   const ob = s?.observed;
@@ -112,6 +112,11 @@ function describeLastRun(o: Output, r: ClusterRecord): void {
   );
   o.out('Pools:');
   for (const line of poolsSection(ob, specPools(r))) o.out(line);
+  const parts = specParts(r);
+  o.out('Add-ons:');
+  for (const line of addonsSection(ob?.addons, parts.addons)) o.out(line);
+  o.out('Access:');
+  for (const line of accessSection(ob?.access, parts.access)) o.out(line);
   o.out(
     `Estimated cost: ${s?.estimatedMonthlyCost === undefined ? '-' : `$${s.estimatedMonthlyCost.toFixed(2)}/month`}`,
   );

@@ -6,8 +6,10 @@
  * that apply would carry out from one it would not).
  */
 
+import { REASON_HINT } from '../../../lambdas/core/conditions.js';
 import { estimateObservedCost, estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
 import { runningSpec } from '../../../lambdas/core/cost/running.js';
+import { observeScope } from '../../../lambdas/core/observe-scope.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
@@ -28,6 +30,18 @@ function verdict(ops: readonly Operation[], allowed: boolean): number {
   return allowed ? EXIT.changes : EXIT.blocked;
 }
 
+/**
+ * One numbered plan entry. What cannot converge and a step past EKS's upgrade insights stand out
+ * (yellow, with what to do); the other operations are plain.
+ */
+export function operationLine(o: Output, op: Operation, n: number): string {
+  const line = `  ${n}. ${describeOperation(op)}`;
+  if (op.kind === 'Impossible') return paint(o, 'yellow', `${line}\n     hint: ${op.remediation}`);
+  if (op.kind === 'UpgradeWarning')
+    return paint(o, 'yellow', `${line}\n     hint: ${REASON_HINT.UpgradeInsightsIgnored}`);
+  return line;
+}
+
 export async function planCommand(t: Target, o: Output, files: string[]): Promise<number> {
   const { manifests, issues } = await loadManifests(files);
   if (issues.length > 0) {
@@ -45,7 +59,11 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
       generation: (record?.generation ?? 0) + 1,
       deletionRequested: false,
     };
-    const observation = await t.provider.observe({ clusterName: m.spec.clusterName, region: m.spec.region });
+    // What the pipeline reads too: add-ons, access entries and (while an upgrade is pending) insights.
+    const observation = await t.provider.observe(
+      { clusterName: m.spec.clusterName, region: m.spec.region },
+      observeScope(m.spec),
+    );
     const ops = plan(desired, observation, t.defaults);
     const estimate = estimateSpecCost(m.spec, now);
     const decision = await policy.evaluate(
@@ -58,10 +76,7 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
       `${m.id} (${m.spec.clusterName} in ${m.spec.region}): ${observation.cluster ? `cluster exists (${observation.cluster.status}, ${observation.cluster.version})` : 'cluster does not exist'}`,
     );
     if (ops.length === 0) o.out('  no changes');
-    ops.forEach((op, i) => {
-      const line = `  ${i + 1}. ${describeOperation(op)}`;
-      o.out(op.kind === 'Impossible' ? paint(o, 'yellow', `${line}\n     hint: ${op.remediation}`) : line);
-    });
+    for (const [i, op] of ops.entries()) o.out(operationLine(o, op, i + 1));
     o.out(`  cost: $${running.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`);
     if (decision.degraded) o.out(paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied'));
     else o.out(decision.allow ? paint(o, 'green', '  policy: allowed') : paint(o, 'red', '  policy: DENIED'));

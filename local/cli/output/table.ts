@@ -5,6 +5,7 @@
 import type { InvalidItem } from '../../../lambdas/store/record.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import { age, COLUMNS, invalidRow, row, table } from '../format.js';
+import { accessCell, addonsCell } from '../parts.js';
 import { splitId } from '../resolve.js';
 
 export interface TableOptions {
@@ -15,11 +16,20 @@ export interface TableOptions {
 
 /**
  * SUBNETS: the spec's (`default`: the deployment's); NODEGROUPS: each pool's current node group in
- * spec order (`<pool>:Missing` when it has none); LAST-OP: the last EKS operation and its age;
+ * spec order (`<pool>:Missing` when it has none); ADDONS: how many listed add-ons are ACTIVE, and each
+ * one that is not; ACCESS: the authentication mode and the access entries EKS reports; LAST-OP: the last EKS operation and its age;
  * LAST-DRIFT: the fields found drifted by the last run; GENERATION: the spec's, and the one last
  * reconciled.
  */
-export const WIDE_COLUMNS = ['SUBNETS', 'NODEGROUPS', 'LAST-OP', 'LAST-DRIFT', 'GENERATION'] as const;
+export const WIDE_COLUMNS = [
+  'SUBNETS',
+  'NODEGROUPS',
+  'ADDONS',
+  'ACCESS',
+  'LAST-OP',
+  'LAST-DRIFT',
+  'GENERATION',
+] as const;
 
 /** Status written before pools existed names no pools: `-` until the next run rewrites it. */
 function nodegroupsCell(o: NonNullable<ClusterRecord['status']>['observed']): string {
@@ -34,6 +44,8 @@ function wideCells(r: ClusterRecord, now: Date): string[] {
   return [
     subnets?.length ? subnets.join(',') : 'default',
     nodegroupsCell(r.status?.observed),
+    addonsCell(r.status?.observed),
+    accessCell(r.status?.observed),
     op ? `${op.operation} (${age(op.lastAt ?? op.at, now)})` : '-',
     drift.length > 0 ? drift.map((d) => d.field).join(',') : '-',
     `${r.generation} (observed ${r.status?.observedGeneration ?? '-'})`,
