@@ -247,6 +247,45 @@ describe('local drift dashboard', () => {
     console.log(`dashboard screenshot: ${SCREENSHOT}`);
   });
 
+  it('shows the add-ons with their health and the access entries of a cluster that manages them', async () => {
+    const records = await api<ClusterRecord[]>('/api/clusters');
+    const target = records.find(
+      (r) => r.status?.observed?.addons?.length && r.status.observed.access?.entries,
+    );
+    if (!target) throw new Error('no example with observed add-ons and access entries');
+    await page.locator(`#clusters-body tr[data-id="${target.id}"] button`).click();
+    const details = page.locator('#details');
+    await details.locator('h2', { hasText: target.id }).waitFor();
+    const cells = (part: string) =>
+      details
+        .locator(`table[data-part=${part}] tbody tr`)
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const observed = target.status?.observed;
+    expect(await cells('addons')).toEqual(
+      (observed?.addons ?? []).map((a) => [
+        a.name,
+        target.spec.addons?.find((s) => s.name === a.name)?.version,
+        a.version ?? '-',
+        a.status,
+        a.issues?.join(', ') || '-',
+      ]),
+    );
+    const entries = (await cells('access')).map((row) => row.slice(0, 4));
+    expect(entries).toEqual(
+      (observed?.access?.entries ?? []).map((e) => [
+        e.principalArn,
+        e.type,
+        e.policies.join('; ') || '-',
+        expect.stringMatching(e.listed ? /^listed$/ : /^not listed/),
+      ]),
+    );
+    expect(await details.locator('table[data-part=access] caption').textContent()).toContain(
+      `Mode ${observed?.access?.authenticationMode}`,
+    );
+    const text = (await details.textContent()) ?? '';
+    for (const type of ['AddonsReady', 'UpgradeBlocked', 'UpgradeWarning']) expect(text).toContain(type);
+  });
+
   it('loads nothing but its own origin and raises no page errors', () => {
     const origin = new URL(dev.dashboardUrl).origin;
     const foreign = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));

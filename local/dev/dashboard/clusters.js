@@ -3,6 +3,7 @@
  * details of the selected cluster. Every cell is a field of the record /api/clusters returned.
  */
 import { age, clock, condition, driftText, fill, h, money } from './dom.js';
+import { access, addons } from './parts.js';
 import { driftPool, pools } from './pools.js';
 
 const HISTORY_SHOWN = 15;
@@ -22,12 +23,15 @@ function reasonCell(r) {
       h('span', { class: 'msg' }, 'not reconciled yet'),
     );
   const failing = ready.status !== 'True';
+  // A step that went past ERROR upgrade insights leaves Ready alone: it is said beside it.
+  const warning = condition(r, 'UpgradeWarning');
   return h(
     'td',
     { 'data-col': 'reason' },
     h('span', { class: 'reason' }, ready.reason),
     failing && ready.message ? h('span', { class: 'msg' }, ready.message) : null,
     failing && r.status.remediation ? h('span', { class: 'hint' }, 'Hint: ', r.status.remediation) : null,
+    warning?.status === 'True' ? h('span', { class: 'warn' }, 'UpgradeWarning: ', warning.message) : null,
   );
 }
 
@@ -229,7 +233,7 @@ function generationNote(r) {
   );
 }
 
-/** The selected cluster: conditions, desired vs observed, pools, last plan, last drift, violations, history. */
+/** The selected cluster: conditions, desired vs observed, pools, add-ons, access, last plan, last drift, violations, history. */
 export function renderDetails(panel, r, onClose) {
   if (!r) {
     panel.hidden = true;
@@ -244,6 +248,7 @@ export function renderDetails(panel, r, onClose) {
     section('Conditions', conditions(st)),
     h('div', { class: 'two' }, section('Desired', desired(r)), section('Observed', observed(st?.observed))),
     section('Node pools', pools(r)),
+    h('div', { class: 'two' }, section('Add-ons', addons(r)), section('Access entries', access(r))),
     section('Last plan', plan(st?.lastPlan)),
     section('Last drift found', lastDrift(r)),
     section('Policy violations', violations(st)),
