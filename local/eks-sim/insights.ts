@@ -1,7 +1,9 @@
 /**
- * Cluster insights (ListInsights, DescribeInsight). EKS computes them from the cluster's audit logs; the
- * simulator has no workloads, so insights exist only when set through {@link setInsight} (the admin API's
- * hook) and are kept per cluster record beside the shared state.
+ * Cluster insights (ListInsights, DescribeInsight). EKS computes them from the cluster's audit logs and
+ * keeps a standard set of upgrade-readiness checks about the next minor. The simulator has no
+ * workloads: it reports that standard set as PASSING for the cluster's next minor [sim], and anything
+ * else only when set through {@link setInsight} (the admin API's hook), which also replaces a standard
+ * insight of the same name and version. Kept per cluster record beside the shared state.
  */
 import type { ClusterRec } from './model.js';
 import { SimError } from './model.js';
@@ -26,7 +28,7 @@ export interface DeprecationDetail {
 
 /** What the admin API sets; omitted members get EKS-like defaults. */
 export interface InsightInput {
-  /** Replaces the insight with this id, or (without one) the insight with the same name. */
+  /** Replaces the insight with this id, or (without one) the insight with the same name and version. */
   readonly id?: string;
   readonly name: string;
   readonly status: (typeof INSIGHT_STATUSES)[number];
@@ -70,6 +72,42 @@ function nextMinor(state: SimState, version: string): string {
   return all[all.indexOf(version) + 1] ?? version;
 }
 
+/** EKS's standard upgrade-readiness checks, by the minor they are about (names as EKS shows them). */
+const STANDARD_INSIGHTS = (minor: string) => [
+  `Deprecated APIs removed in Kubernetes v${minor}`,
+  'Kubelet version skew',
+  'kube-proxy version skew',
+  'Amazon EKS add-on version compatibility',
+  'Cluster health issues',
+];
+
+/**
+ * The standard checks about the cluster's next minor, PASSING [sim] (the simulator sees no workload
+ * that could fail them), added once per minor unless an insight of that name is already there.
+ */
+function ensureStandard(state: SimState, c: ClusterRec): void {
+  const minor = nextMinor(state, c.version);
+  if (minor === c.version) return;
+  const m = insightsOf(c);
+  const now = state.now();
+  for (const name of STANDARD_INSIGHTS(minor)) {
+    if ([...m.values()].some((i) => i.name === name && i.kubernetesVersion === minor)) continue;
+    const id = state.rng.uuid();
+    m.set(id, {
+      id,
+      name,
+      status: 'PASSING',
+      reason: 'No issue detected.',
+      category: 'UPGRADE_READINESS',
+      kubernetesVersion: minor,
+      description: `Checks ${name.toLowerCase()} before an upgrade to Kubernetes ${minor}.`,
+      recommendation: 'No action needed.',
+      lastRefreshTime: now,
+      lastTransitionTime: now,
+    });
+  }
+}
+
 /** Sets (adds or replaces) an insight on a cluster; the transition time moves only when the status does. */
 export function setInsight(
   state: SimState,
@@ -80,14 +118,19 @@ export function setInsight(
   if (!INSIGHT_STATUSES.includes(input.status))
     throw invalidParameter(`unknown insight status ${input.status}`); // [sim]
   const c = state.cluster(region, clusterName);
+  ensureStandard(state, c);
   const m = insightsOf(c);
-  const prev = input.id !== undefined ? m.get(input.id) : [...m.values()].find((i) => i.name === input.name);
+  const version = input.kubernetesVersion ?? nextMinor(state, c.version);
+  const prev =
+    input.id !== undefined
+      ? m.get(input.id)
+      : [...m.values()].find((i) => i.name === input.name && i.kubernetesVersion === version);
   const now = state.now();
   const rec: InsightRec = {
     ...input,
     id: prev?.id ?? input.id ?? state.rng.uuid(),
     category: input.category ?? 'UPGRADE_READINESS',
-    kubernetesVersion: input.kubernetesVersion ?? nextMinor(state, c.version),
+    kubernetesVersion: version,
     lastRefreshTime: now,
     lastTransitionTime: prev && prev.status === input.status ? prev.lastTransitionTime : now,
   };
@@ -95,7 +138,10 @@ export function setInsight(
   return rec;
 }
 
-/** Removes one insight (by id) or, without an id, all of a cluster's insights. */
+/**
+ * Removes one insight (by id) or, without an id, all of a cluster's insights; the standard checks come
+ * back PASSING on the next read, as EKS's refresh would report them once the cause is gone.
+ */
 export function clearInsights(state: SimState, region: string, clusterName: string, id?: string): void {
   const m = insightsOf(state.cluster(region, clusterName));
   if (id === undefined) m.clear();
@@ -155,6 +201,7 @@ function filterList(
 
 export const listInsights: Handler = (r) => {
   const c = r.state.cluster(r.region, param(r, 'name'));
+  ensureStandard(r.state, c);
   const raw = r.body.filter ?? {};
   if (typeof raw !== 'object' || raw === null) throw invalidParameter('filter must be an object'); // [sim]
   const f = raw as Record<string, unknown>;
@@ -179,6 +226,7 @@ export const listInsights: Handler = (r) => {
 
 export const describeInsight: Handler = (r) => {
   const c = r.state.cluster(r.region, param(r, 'name'));
+  ensureStandard(r.state, c);
   const id = param(r, 'id');
   const i = insightsOf(c).get(id);
   // [sim] EKS's wording for a missing insight is not documented.
