@@ -53,9 +53,11 @@ const policiesText = (policies: readonly string[]): string =>
 /** describe's Access section: the mode, then one aligned row per entry EKS reports. */
 export function accessSection(observed: AccessSummary | undefined, spec: Access | undefined): string[] {
   if (!spec && !observed) return ['  not managed (the spec has no access)'];
+  // A spec that names no mode asks for none in particular: nothing to set beside the observed one.
+  const asked: string | undefined = spec?.authenticationMode;
   const mode = observed
-    ? `  mode ${observed.authenticationMode}${spec && spec.authenticationMode !== observed.authenticationMode ? ` (the spec asks for ${spec.authenticationMode})` : ''}`
-    : `  not observed yet; the spec asks for mode ${spec?.authenticationMode ?? '-'}`;
+    ? `  mode ${observed.authenticationMode}${asked !== undefined && asked !== observed.authenticationMode ? ` (the spec asks for ${asked})` : ''}`
+    : `  not observed yet${asked !== undefined ? `; the spec asks for mode ${asked}` : ''}`;
   const exclusive = spec ? `, exclusive: ${spec.exclusive}` : '';
   const lines = [`${mode}${exclusive}`];
   if (!observed?.entries) {

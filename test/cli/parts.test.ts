@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { REASON_HINT } from '../../lambdas/core/conditions.js';
+import { describeOperation } from '../../lambdas/core/plan/plan.js';
+import { isMutating, type Operation } from '../../lambdas/core/plan/types.js';
 import { validateSpec } from '../../lambdas/core/spec/validate.js';
 import type { AccessSummary } from '../../lambdas/core/status.js';
 import type { AddonSummary } from '../../lambdas/core/status-parts.js';
@@ -130,17 +132,13 @@ describe('get -o wide: ADDONS and ACCESS', () => {
 describe('plan: a step past ERROR upgrade insights', () => {
   const o: Output = { color: false, out: () => {}, err: () => {} };
   it('is a warning entry with what to check, not an operation', () => {
-    const line = operationLine(
-      o,
-      {
-        kind: 'UpgradeWarning',
-        gate: { toVersion: '1.34', insights: [{ name: 'Deprecated APIs', id: 'i-1' }] },
-      },
-      1,
-    );
-    expect(line.split('\n')).toEqual([
-      '  1. warning: stepping to 1.34 although EKS upgrade insights are in ERROR (Deprecated APIs); spec.upgrade.readiness is warn',
+    const insight = { name: 'Deprecated APIs', id: 'i-1', status: 'ERROR' };
+    const op: Operation = { kind: 'UpgradeWarning', gate: { toVersion: '1.34', insights: [insight] } };
+    expect(isMutating(op)).toBe(false);
+    expect(operationLine(o, op, 1).split('\n')).toEqual([
+      `  1. ${describeOperation(op)}`,
       `     hint: ${REASON_HINT.UpgradeInsightsIgnored}`,
     ]);
+    expect(describeOperation(op)).toMatch(/^warning: stepping to 1\.34 .*Deprecated APIs/);
   });
 });

@@ -89,7 +89,9 @@ export function access(r) {
   if (!spec && !observed) return h('p', { class: 'empty' }, 'Not managed: the spec has no access.');
   const mode = observed?.authenticationMode ?? 'not observed';
   const asks =
-    spec && spec.authenticationMode !== mode ? ` (the spec asks for ${spec.authenticationMode})` : '';
+    spec?.authenticationMode && spec.authenticationMode !== mode
+      ? ` (the spec asks for ${spec.authenticationMode})`
+      : '';
   const caption = `Mode ${mode}${asks}${spec ? `, exclusive: ${spec.exclusive}` : ''}`;
   const entries = observed?.entries;
   if (entries)
