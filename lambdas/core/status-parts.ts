@@ -31,7 +31,7 @@ export interface AddonSummary {
 
 const HINT = {
   unhealthy:
-    'Read the add-on health issues (aws eks describe-addon --cluster-name <cluster> --addon-name <name>): InsufficientNumberOfReplicas usually means no nodes can run it, ConfigurationConflict that resourceConflicts: PRESERVE kept a changed field; fix the cause, CloudOrch converges the add-on again.',
+    'Read the add-on health issues (aws eks describe-addon --cluster-name <cluster> --addon-name <name>): InsufficientNumberOfReplicas usually means no nodes can run it, ConfigurationConflict that resolveConflicts: PRESERVE kept a changed field; fix the cause, CloudOrch converges the add-on again. An add-on in CREATE_FAILED or DELETE_FAILED stays until it is deleted (aws eks delete-addon); CloudOrch then creates it again.',
 };
 
 /** The listed add-ons in spec order as observed; undefined when the add-ons were not read. */
@@ -57,6 +57,8 @@ export function addonsCondition(
 ): ConditionInput | undefined {
   const listed = spec.addons ?? [];
   if (listed.length === 0) return success(ConditionType.AddonsReady, Reason.NoAddons, 'No add-ons listed', g);
+  if (!o.cluster)
+    return notYet(ConditionType.AddonsReady, Reason.AddonsProgressing, 'The cluster does not exist yet', g);
   if (!o.addons) return undefined;
   const unhealthy: string[] = [];
   const pending: string[] = [];
@@ -100,7 +102,7 @@ export function accessSummary(spec: CloudClusterSpec, o: Observation): AccessSum
 }
 
 const insightNames = (gate: UpgradeGate) =>
-  gate.insights.length > 0 ? gate.insights.map((i) => i.name).join('; ') : 'insights not read';
+  gate.missing ?? gate.insights.map((i) => `${i.name} (${i.status})`).join('; ');
 
 /** UpgradeBlocked and UpgradeWarning from one plan: what the readiness gate decided this run. */
 export function upgradeConditions(

@@ -168,6 +168,17 @@ function blocked(reason: Reason, message: string, hint: string, g: number): Cond
   ];
 }
 
+/**
+ * Nothing was observed or planned this run: whether the add-ons are ready and whether the readiness
+ * gate holds a step is unknown now, never the last answer.
+ */
+function partsUnknown(reason: Reason, hint: string, g: number): ConditionInput[] {
+  const message = 'Not observed in this run';
+  return [ConditionType.AddonsReady, ConditionType.UpgradeBlocked, ConditionType.UpgradeWarning].map((t) =>
+    unknown(t, reason, message, hint, g),
+  );
+}
+
 /** Ready and Synced both False for a reason that needs no human: work goes on. */
 function settling(reason: Reason, message: string, g: number): ConditionInput[] {
   return [notYet(ConditionType.Ready, reason, message, g), notYet(ConditionType.Synced, reason, message, g)];
@@ -211,7 +222,10 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
       ];
     }
     case 'SpecInvalid':
-      return blocked(Reason.SpecInvalid, o.message, REASON_HINT.SpecInvalid, g);
+      return [
+        ...blocked(Reason.SpecInvalid, o.message, REASON_HINT.SpecInvalid, g),
+        ...partsUnknown(Reason.SpecInvalid, REASON_HINT.SpecInvalid, g),
+      ];
     case 'Failed':
       return blocked(Reason[`${o.errorKind}Error`], o.message, o.remediation, g);
     case 'Impossible':
@@ -219,13 +233,16 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
     case 'UpgradeBlocked':
       return blocked(Reason.UpgradeInsightsFailing, o.message, o.remediation, g);
     case 'RecordInvalid':
-      return blocked(Reason.RecordInvalid, o.message, REASON_HINT.RecordInvalid, g);
+      return [
+        ...blocked(Reason.RecordInvalid, o.message, REASON_HINT.RecordInvalid, g),
+        ...partsUnknown(Reason.RecordInvalid, REASON_HINT.RecordInvalid, g),
+      ];
     case 'ObserveFailed':
       return [
         unknown(Ready, Reason.ObserveFailed, o.message, o.remediation, g),
         unknown(Synced, Reason.ObserveFailed, o.message, o.remediation, g),
         unknown(ConditionType.Drifted, Reason.ObserveFailed, o.message, o.remediation, g),
-        unknown(ConditionType.AddonsReady, Reason.ObserveFailed, o.message, o.remediation, g),
+        ...partsUnknown(Reason.ObserveFailed, o.remediation, g),
       ];
     case 'ReleasedUntouched':
       return [
@@ -255,7 +272,7 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
 }
 
 /** The differences one per clause, as conditions show them. */
-const driftText = (drift: readonly DriftItem[]): string =>
+export const driftText = (drift: readonly DriftItem[]): string =>
   drift.map((d) => `${d.field}: want ${d.desired}, found ${d.observed}`).join('; ');
 
 /**
@@ -354,7 +371,9 @@ function observedAfter(outcome: Outcome, ctx: OutcomeContext): { observed?: Obse
  */
 function addonsHoldReady(outcome: Outcome, ctx: OutcomeContext): ConditionInput | undefined {
   const addons = ctx.parts?.find((c) => c.type === ConditionType.AddonsReady);
-  if (outcome.kind !== 'Converged' || !addons || addons.status === 'True') return undefined;
+  // Paused sets no Ready of its own: an add-on failing while paused still turns it false.
+  if ((outcome.kind !== 'Converged' && outcome.kind !== 'Paused') || !addons || addons.status === 'True')
+    return undefined;
   return addons.status === 'False' && addons.remediation
     ? failure(ConditionType.Ready, Reason.AddonUnhealthy, addons.message, addons.remediation, ctx.generation)
     : notYet(ConditionType.Ready, Reason.AddonsProgressing, addons.message, ctx.generation);
@@ -413,4 +432,13 @@ export function applyOutcome(
  */
 export function ownedArnOf(status: ClusterStatus | undefined): string | undefined {
   return status?.ownedArn ?? (status?.observed?.owned ? status.observed.arn : undefined);
+}
+
+/**
+ * Whether status already shows exactly this drift as out-of-band drift: a run would only write it
+ * again (differences CloudOrch reports but leaves alone, such as hand-made access entries).
+ */
+export function driftShown(status: ClusterStatus | undefined, drift: readonly DriftItem[]): boolean {
+  const c = status ? getCondition(status.conditions, ConditionType.Drifted) : undefined;
+  return c?.status === 'True' && c.message === driftText(drift);
 }

@@ -155,7 +155,7 @@ describe('a customised bundle on WASM: waivers, GPU taint required, upgrade read
         rule: 'upgrade-readiness',
         severity: 'error',
         message:
-          'the plan upgrades the control plane to 1.34 while EKS upgrade insights for it are in ERROR: Kubernetes API deprecations and removals (Deprecated API usage detected); fix what they report (aws eks describe-insight), the platform enforces the readiness gate whatever spec.upgrade.readiness says',
+          'the plan upgrades the control plane to 1.34 while EKS upgrade insights for it are in ERROR or UNKNOWN: Kubernetes API deprecations and removals (Deprecated API usage detected); fix what they report (aws eks describe-insight), the platform enforces the readiness gate whatever spec.upgrade.readiness says',
       },
     ]);
   });

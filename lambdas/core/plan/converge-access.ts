@@ -42,12 +42,21 @@ export function madeByEks(ctx: FieldContext, e: ObservedAccessEntry): boolean {
   );
 }
 
-/** What becomes of an entry the spec does not list: CloudOrch's go, hand-made ones only under `exclusive`. */
-function unlistedFate(ctx: FieldContext, access: Access, e: ObservedAccessEntry, recordId?: string) {
+/**
+ * What becomes of an entry the spec does not list: this record's go, the others only under
+ * `exclusive`. The record is the cluster's owner (the stages run only on clusters it owns).
+ */
+function unlistedFate(ctx: FieldContext, access: Access, e: ObservedAccessEntry) {
   if (madeByEks(ctx, e)) return 'kept';
-  const ours = createdByCloudOrch(e.tags) && (recordId === undefined || e.tags[OWNER_TAG] === recordId);
-  if (ours) return 'removed';
+  const owner = ctx.cluster.tags[OWNER_TAG];
+  if (createdByCloudOrch(e.tags) && owner !== undefined && e.tags[OWNER_TAG] === owner) return 'removed';
   return access.exclusive ? 'unlisted' : 'reported';
+}
+
+/** The mode the spec wants: the one it names, else at least API_AND_CONFIG_MAP (never back from API). */
+function wantedMode(ctx: FieldContext, access: Access): string {
+  if (access.authenticationMode) return access.authenticationMode;
+  return modeOf(ctx) === 'API' ? 'API' : 'API_AND_CONFIG_MAP';
 }
 
 /** The mode can only move forward: a spec asking to go back cannot converge. */
@@ -56,12 +65,12 @@ export function accessBlockers(ctx: FieldContext): Impossible[] {
   if (!access) return [];
   const out: Impossible[] = [];
   const mode = modeOf(ctx);
-  if (MODES.indexOf(access.authenticationMode) < MODES.indexOf(mode))
+  if (MODES.indexOf(wantedMode(ctx, access)) < MODES.indexOf(mode))
     out.push(
       impossible(
         'access.authenticationMode',
         `EKS never moves the authentication mode back (cluster is at ${mode})`,
-        `Set access.authenticationMode to "${mode}".`,
+        `Set access.authenticationMode to "${mode}" (or leave it out).`,
       ),
     );
   for (const entry of access.entries) {
@@ -132,14 +141,15 @@ export const convergeAccess: Stage = (x): Decision | undefined => {
   const access = x.spec.access;
   if (!access) return undefined;
   const mode = modeOf(x);
-  if (MODES.indexOf(access.authenticationMode) > MODES.indexOf(mode)) {
+  const wanted = wantedMode(x, access);
+  if (MODES.indexOf(wanted) > MODES.indexOf(mode)) {
     const op = {
       kind: 'UpdateClusterConfig',
       ...x.base,
       fromMode: mode,
-      authenticationMode: access.authenticationMode,
+      authenticationMode: wanted,
     } as const;
-    return { next: withToken(x.d, op, access.authenticationMode) };
+    return { next: withToken(x.d, op, wanted) };
   }
   // Entries need an API mode; EKS refuses every entry call under CONFIG_MAP.
   const entries = x.parts.accessEntries;
@@ -151,7 +161,7 @@ export const convergeAccess: Stage = (x): Decision | undefined => {
   const listedArns = new Set(access.entries.map((e) => e.principalArn));
   for (const e of entries) {
     if (listedArns.has(e.principalArn)) continue;
-    const fate = unlistedFate(x, access, e, x.d.id);
+    const fate = unlistedFate(x, access, e);
     if (fate === 'removed' || fate === 'unlisted')
       return { next: { kind: 'DeleteAccessEntry', ...x.base, principalArn: e.principalArn, reason: fate } };
   }
@@ -164,8 +174,8 @@ export function accessDrift(ctx: FieldContext): DriftItem[] {
   if (!access) return [];
   const items: DriftItem[] = [];
   const mode = modeOf(ctx);
-  if (mode !== access.authenticationMode)
-    items.push({ field: 'access.authenticationMode', desired: access.authenticationMode, observed: mode });
+  const wanted = wantedMode(ctx, access);
+  if (mode !== wanted) items.push({ field: 'access.authenticationMode', desired: wanted, observed: mode });
   const entries = ctx.parts.accessEntries;
   if (!entries || mode === 'CONFIG_MAP') return items;
   for (const entry of access.entries) {

@@ -6,7 +6,7 @@
  */
 import { Health } from '../health.js';
 import type { ObservedAddon } from '../observation.js';
-import { ADDON_VERSION_TAG, createdByCloudOrch, ownershipTags } from '../ownership.js';
+import { ADDON_VERSION_TAG, OWNER_TAG, ownershipTags } from '../ownership.js';
 import type { Addon } from '../spec/addons.js';
 import {
   compatible,
@@ -45,7 +45,10 @@ export function addonBlockers(ctx: FieldContext): Impossible[] {
   return listed(ctx).flatMap((addon) => {
     const versions = versionsOf[addon.name];
     if (!versions) return [];
+    const running = ctx.parts.addons?.find((a) => a.name === addon.name)?.version;
     for (const minor of minors) {
+      // A pin that runs now is converged at this minor, even once EKS stops listing it.
+      if (minor === ctx.cluster.version && running === addon.version) continue;
       const r = resolveVersion(addon, minor, versions);
       if ('reason' in r)
         return [
@@ -72,7 +75,13 @@ function addonStep(x: PlanContext, addon: Addon): MutatingOperation | null {
   const versions = x.parts.addonVersions?.[addon.name];
   if (!versions) return null;
   const current = running(x, addon.name);
-  if (current && (inTransition(current) || current.health === Health.Failed)) return null;
+  // A failed create or delete is EKS's to clear (status says so); a failed update is tried again,
+  // and the tracked update's failure holds automatic retries back until a manual reconcile.
+  if (
+    current &&
+    (inTransition(current) || current.status === 'CREATE_FAILED' || current.status === 'DELETE_FAILED')
+  )
+    return null;
   const target = targetVersion(addon, x.cluster.version, versions, current);
   if ('reason' in target) return null;
   const config = configurationText(addon.configurationValues);
@@ -155,9 +164,11 @@ export function addonsDrift(ctx: FieldContext): DriftItem[] {
     for (const [part, desired, have] of settingDifferences(addon, current))
       items.push({ field: addonField(addon.name, part), desired, observed: have });
   }
+  // The record that owns the cluster: only its own add-ons leave with the spec (as the stage decides).
+  const owner = ctx.cluster.tags[OWNER_TAG];
   const names = new Set(listed(ctx).map((a) => a.name));
   for (const a of observed)
-    if (!names.has(a.name) && createdByCloudOrch(a.tags))
+    if (!names.has(a.name) && owner !== undefined && createdFor(owner, a))
       items.push({ field: addonField(a.name), desired: 'absent (left the spec)', observed: a.status });
   return items;
 }

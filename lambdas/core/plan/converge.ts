@@ -11,6 +11,7 @@ import type { Observation, ObservedCluster } from '../observation.js';
 import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } from '../ownership.js';
 import { readinessOf } from '../spec/schema.js';
 import { nextMinor } from '../version.js';
+import { compatible } from './addons.js';
 import { accessBlockers, convergeAccess } from './converge-access.js';
 import { addonBlockers, convergeAddons } from './converge-addons.js';
 import {
@@ -79,64 +80,100 @@ const claimOwnership: Stage = ({ d, cluster: c, base }) => {
 };
 
 /**
- * EKS's upgrade insights in ERROR about the version a step goes to (an insight naming no version is
- * about every step). Undefined when they were not read: then nothing is known to pass.
+ * What EKS's upgrade insights say about a step to `to`: not read; read, but none is about `to` yet
+ * (EKS refreshes them about daily, so right after a step the next minor may have none); or the ones
+ * in ERROR or UNKNOWN (an insight naming no version is about every step).
  */
-function blockingInsights(x: PlanContext, to: string): BlockingInsight[] | undefined {
+function insightsAbout(x: PlanContext, to: string): { missing: string } | { blocking: BlockingInsight[] } {
   const insights = x.parts.insights;
-  if (!insights) return undefined;
-  return insights
-    .filter((i) => i.status === 'ERROR' && (i.kubernetesVersion === undefined || i.kubernetesVersion === to))
+  if (!insights) return { missing: 'upgrade insights were not read' };
+  if (!insights.some((i) => i.kubernetesVersion === to))
+    return { missing: `EKS has reported no upgrade insight about ${to} yet` };
+  const blocking = insights
+    .filter((i) => i.kubernetesVersion === undefined || i.kubernetesVersion === to)
+    .filter((i) => i.status === 'ERROR' || i.status === 'UNKNOWN')
     .map((i) => ({
       name: i.name,
       id: i.id,
+      status: i.status,
       ...(i.reason ? { reason: i.reason } : {}),
       ...(i.recommendation ? { recommendation: i.recommendation } : {}),
     }));
+  return { blocking };
 }
 
 const gateText = (g: UpgradeGate) =>
-  g.insights.map((i) => `${i.name}${i.reason ? ` (${i.reason})` : ''}`).join('; ');
+  g.missing ?? g.insights.map((i) => `${i.name} (${i.status}${i.reason ? `: ${i.reason}` : ''})`).join('; ');
 
 /**
- * The readiness gate before a control-plane step: under `block`, an ERROR insight (or insights that
- * could not be read) stops the step with no call; under `warn` the step goes ahead with a warning.
+ * The readiness gate before a control-plane step: under `block`, insights in ERROR or UNKNOWN, or
+ * none known about the target, hold the step (with no call); under `warn` it goes ahead with a
+ * warning. Either way the rest of the plan (sizes, labels, tags) still converges.
  */
-function readinessGate(x: PlanContext, to: string): Decision | { warn: UpgradeGate } | undefined {
+function readinessGate(
+  x: PlanContext,
+  to: string,
+): { block: Impossible } | { warn: UpgradeGate } | undefined {
   const mode = readinessOf(x.spec);
   if (mode === 'ignore') return undefined;
-  const found = blockingInsights(x, to);
-  if (found === undefined) {
-    if (mode === 'warn') return undefined;
-    return stop({
+  const about = insightsAbout(x, to);
+  if ('blocking' in about && about.blocking.length === 0) return undefined;
+  const gate: UpgradeGate =
+    'missing' in about
+      ? { toVersion: to, insights: [], missing: about.missing }
+      : { toVersion: to, insights: about.blocking };
+  if (mode === 'warn') return { warn: gate };
+  // Each recommendation as one clause: EKS's text may or may not end in a full stop.
+  const advice = gate.insights.flatMap((i) =>
+    i.recommendation ? [`${i.name}: ${i.recommendation.trim().replace(/\.$/, '')}.`] : [],
+  );
+  const remediation =
+    'missing' in about
+      ? `CloudOrch steps once EKS reports its upgrade insights for ${to} (aws eks list-insights --cluster-name ${x.cluster.name}) and none is in ERROR; to step without them, set spec.upgrade.readiness: warn.`
+      : `${advice.length > 0 ? `${advice.join(' ')} ` : ''}Fix what the insights report (aws eks describe-insight --cluster-name ${x.cluster.name} --id <id>); CloudOrch steps once EKS marks them passing. To step anyway, set spec.upgrade.readiness: warn.`;
+  return {
+    block: {
       ...impossible(
         'kubernetesVersion',
-        `EKS's upgrade insights for ${to} were not read, so the readiness gate cannot pass`,
-        'Observe again (cloudorch reconcile); set spec.upgrade.readiness: warn or ignore to step without them.',
+        `upgrade to ${to} held by the readiness gate: ${gateText(gate)}`,
+        remediation,
       ),
-      upgradeBlocked: { toVersion: to, insights: [] },
-    });
-  }
-  if (found.length === 0) return undefined;
-  const gate = { toVersion: to, insights: found };
-  if (mode === 'warn') return { warn: gate };
-  const advice = found.flatMap((i) => (i.recommendation ? [`${i.name}: ${i.recommendation}`] : []));
-  return stop({
-    ...impossible(
-      'kubernetesVersion',
-      `EKS upgrade insights for ${to} are in ERROR: ${gateText(gate)}`,
-      `${advice.length > 0 ? `${advice.join(' ')} ` : ''}Fix what the insights report (aws eks describe-insight --cluster-name ${x.cluster.name} --id <id>); CloudOrch steps once EKS marks them passing. To step anyway, set spec.upgrade.readiness: warn.`,
-    ),
-    upgradeBlocked: gate,
-  });
+      upgradeBlocked: gate,
+    },
+  };
 }
 
-/** EKS moves the control plane one minor version at a time. */
+/**
+ * A listed add-on the control plane would leave behind: missing, or running a version the current
+ * minor does not run (its update failed or has not happened). Add-ons catch up before the next step,
+ * as node groups do.
+ */
+function addonBehind(x: PlanContext): Impossible | undefined {
+  for (const addon of x.spec.addons ?? []) {
+    const versions = x.parts.addonVersions?.[addon.name];
+    if (!versions || !x.parts.addons) continue;
+    const current = x.parts.addons.find((a) => a.name === addon.name);
+    if (current && compatible(versions, current.version, x.cluster.version)) continue;
+    return impossible(
+      `addons[${addon.name}]`,
+      current
+        ? `add-on ${addon.name} is ${current.status} at ${current.version}, which Kubernetes ${x.cluster.version} does not run; the control plane waits for it`
+        : `add-on ${addon.name} does not exist yet; the control plane waits for it`,
+      'Check the add-on (aws eks describe-addon); CloudOrch updates it before the next step. A failed update is tried again by cloudorch reconcile.',
+    );
+  }
+  return undefined;
+}
+
+/**
+ * EKS moves the control plane one minor version at a time. A step held back (add-ons, the readiness
+ * gate) is reported, and the later stages still converge what they can.
+ */
 const upgradeControlPlane: Stage = (x) => {
   const { d, cluster: c, base } = x;
   if (version.gap(x, c.version) >= 0) return undefined;
-  // A listed add-on that no minor on the way can run: reported up front, and the plane stays.
-  if (addonBlockers(x).length > 0) return { next: null };
+  // A listed add-on that no minor on the way can run: reported up front (reportUnconvergeable).
+  if (addonBlockers(x).length > 0) return undefined;
   // Pools caught up in the stage before; a group still behind is one CloudOrch does not upgrade.
   const behind = x.nodegroups.find((ng) => version.behindPlane(ng, c));
   if (behind)
@@ -147,9 +184,11 @@ const upgradeControlPlane: Stage = (x) => {
         'Fix or delete that node group (a failed pool, or one CloudOrch did not create); CloudOrch then continues the upgrade.',
       ),
     );
+  const lagging = addonBehind(x);
+  if (lagging) return { impossible: [lagging] };
   const to = nextMinor(c.version);
   const gate = readinessGate(x, to);
-  if (gate && !('warn' in gate)) return gate;
+  if (gate && 'block' in gate) return { impossible: [gate.block] };
   const op = { kind: 'UpdateClusterVersion', ...base, fromVersion: c.version, toVersion: to } as const;
   return {
     next: withToken(d, op, to),

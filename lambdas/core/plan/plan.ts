@@ -114,7 +114,7 @@ export function describeOperation(op: Operation): string {
     case 'DisassociateAccessPolicy':
       return `disassociate ${accessPolicyName(op.policyArn)} from ${op.principalArn}`;
     case 'UpgradeWarning':
-      return `warning: stepping to ${op.gate.toVersion} although EKS upgrade insights are in ERROR (${op.gate.insights.map((i) => i.name).join('; ')}); spec.upgrade.readiness is warn`;
+      return `warning: stepping to ${op.gate.toVersion} although the readiness gate would hold it (${op.gate.missing ?? op.gate.insights.map((i) => `${i.name}: ${i.status}`).join('; ')}); spec.upgrade.readiness is warn`;
     case 'Wait':
       return `wait for ${op.resource}: ${op.reason}`;
     case 'Impossible':

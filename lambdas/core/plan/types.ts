@@ -278,10 +278,12 @@ export interface Impossible {
   readonly upgradeBlocked?: UpgradeGate;
 }
 
-/** An upgrade-readiness insight in ERROR about the version a control-plane step goes to. */
+/** An upgrade-readiness insight in ERROR or UNKNOWN about the version a control-plane step goes to. */
 export interface BlockingInsight {
   readonly name: string;
   readonly id: string;
+  /** ERROR or UNKNOWN. */
+  readonly status: string;
   readonly reason?: string;
   readonly recommendation?: string;
 }
@@ -290,6 +292,8 @@ export interface BlockingInsight {
 export interface UpgradeGate {
   readonly toVersion: string;
   readonly insights: readonly BlockingInsight[];
+  /** Set when the gate has no insight to judge by: not read, or none about `toVersion` yet. */
+  readonly missing?: string;
 }
 
 /**

@@ -78,7 +78,8 @@ export const accessSchema = z.strictObject(
         error:
           'authenticationMode must be "API_AND_CONFIG_MAP" or "API" (CloudOrch manages access entries, which CONFIG_MAP lacks)',
       })
-      .default('API_AND_CONFIG_MAP'),
+      // Absent: at least API_AND_CONFIG_MAP (a cluster already at API stays there; EKS never moves back).
+      .optional(),
     exclusive: z.boolean({ error: 'exclusive must be true or false' }).default(false),
     entries: z
       .array(entrySchema, { error: 'entries must be a list of access entries' })
@@ -101,9 +102,17 @@ export function checkAccess(access: Access, add: Add): void {
   const seen = new Set<string>();
   for (const [i, e] of access.entries.entries()) {
     const at = (...rest: PropertyKey[]) => ['entries', i, ...rest];
-    if (seen.has(e.principalArn))
+    // IAM names are unique regardless of case: role/Admin and role/admin are one principal.
+    const key = e.principalArn.toLowerCase();
+    if (seen.has(key))
       add(at('principalArn'), `${e.principalArn} has two entries; EKS allows one per principal`);
-    seen.add(e.principalArn);
+    seen.add(key);
+    const groups = e.kubernetesGroups ?? [];
+    if (new Set(groups).size !== groups.length)
+      add(at('kubernetesGroups'), 'a Kubernetes group is listed twice');
+    for (const [j, p] of e.policies.entries())
+      if (p.namespaces && new Set(p.namespaces).size !== p.namespaces.length)
+        add(at('policies', j, 'namespaces'), 'a namespace is listed twice');
     if (e.type !== 'STANDARD' && (e.policies.length > 0 || e.kubernetesGroups?.length))
       add(
         at('type'),

@@ -82,8 +82,8 @@ export const LIMITS = {
   },
   /** Access entries (`spec.access`). */
   access: {
-    /** IAM roles and users may be access entry principals. */
-    principalPattern: /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/,
+    /** IAM roles and users (with an optional path, no empty segment) may be access entry principals. */
+    principalPattern: /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/([\w+=,.@-]+\/){0,20}[\w+=,.@-]{1,64}$/,
     /** Default quota "access entries per cluster". */
     maxEntries: 100,
     /** EKS's access entry types; only STANDARD entries take groups and access policies. */
@@ -92,7 +92,7 @@ export const LIMITS = {
     groupPattern: /^[^\s]{1,255}$/,
     reservedGroupPrefix: 'system:',
     /** A namespace (DNS-1123 label), optionally ending in `*` as EKS allows for prefixes. */
-    namespacePattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\*?$|^[a-z0-9]\*$/,
+    namespacePattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$|^[a-z0-9][-a-z0-9]{0,61}\*$/,
     /** EKS: up to 50 namespaces per access scope. */
     maxNamespaces: 50,
     /** The authentication modes a spec may ask for; EKS moves them one way, in this order. */

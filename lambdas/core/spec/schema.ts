@@ -161,7 +161,7 @@ const specObject = z.strictObject(
       .default('Retain'),
     adopt: z.boolean({ error: 'adopt must be true or false' }).default(false),
     paused: z.boolean({ error: 'paused must be true or false' }).default(false),
-    // Absent: CloudOrch manages no add-on (it still deletes the ones it created, see addons.ts).
+    // Absent: CloudOrch manages no add-on; an empty list removes the ones it created (see addons.ts).
     addons: z
       .array(addonSchema, { error: 'addons must be a list of add-ons' })
       .max(LIMITS.addon.maxAddons, { error: `at most ${LIMITS.addon.maxAddons} add-ons` })

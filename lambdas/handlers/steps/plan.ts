@@ -20,6 +20,7 @@ function failedTrackedUpdate(state: ExecutionState) {
   const updates = [
     { on: `cluster ${cluster?.name ?? ''}`, u: cluster?.update },
     ...nodegroups.map((n) => ({ on: `node group ${n.name}`, u: n.update })),
+    ...(o.observation.addons ?? []).map((a) => ({ on: `add-on ${a.name}`, u: a.update })),
   ];
   const failed = updates.find(
     ({ u }) => u && tracked.has(u.id) && (u.health === Health.Failed || u.health === Health.Degraded),

@@ -95,7 +95,7 @@ function partsOf(spec: CloudClusterSpec | undefined, o: Observation) {
 function partConditions(state: ExecutionState, generation: number) {
   const o = state.observed?.observation;
   const spec = state.observed?.spec;
-  if (!o?.cluster || !spec || o === undefined) return undefined;
+  if (!o || !spec) return undefined;
   const addons = addonsCondition(spec, o, generation);
   const plan = state.plan;
   return [

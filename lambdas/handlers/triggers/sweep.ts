@@ -15,7 +15,7 @@ import { observeScope } from '../../core/observe-scope.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
 import { validateSpec } from '../../core/spec/validate.js';
-import { ownedArnOf } from '../../core/status.js';
+import { driftShown, ownedArnOf } from '../../core/status.js';
 import { leaseView } from '../../store/lease.js';
 import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
@@ -153,8 +153,10 @@ async function decide(r: ClusterRecord): Promise<SweepDecision> {
   if (blocked.length > 0 && r.status?.ready)
     return { start: true, why: `status is out of date: ${blocked.map((b) => b.field).join(', ')}` };
   if (blocked.length > 0) return { start: false, why: 'blocked: waiting for a change' };
-  if (drift.length > 0) return { start: true, why: `drift: ${drift.map((x) => x.field).join(', ')}` };
   const action = firstAction(ops);
+  // Drift the plan leaves alone (reported only) and status already shows needs no run every period.
+  if (drift.length > 0 && (action || !driftShown(r.status, drift)))
+    return { start: true, why: `drift: ${drift.map((x) => x.field).join(', ')}` };
   if (action) return { start: true, why: action.kind === 'Wait' ? 'in progress' : 'work to do' };
   if (!r.status?.ready) return { start: true, why: 'converged but status not ready' };
   return { start: false, why: 'in sync' };

@@ -5,6 +5,7 @@
  * something it refuses. Written from the EKS API reference and user guide, not from the planner's
  * own projection (project.ts), so the two cannot share a mistake.
  */
+
 import { Health } from '../../../lambdas/core/health.js';
 import type {
   Observation,
@@ -19,6 +20,7 @@ import type {
   MutatingOperation,
   UpdateNodegroupConfig,
 } from '../../../lambdas/core/plan/types.js';
+import { PASSING_INSIGHTS } from './fixtures.js';
 
 export class EksRuleViolation extends Error {
   override readonly name = 'EksRuleViolation';
@@ -211,7 +213,7 @@ function createCluster(
       tags: op.tags,
     },
     nodegroups: [],
-    insights: [],
+    insights: PASSING_INSIGHTS,
   };
 }
 

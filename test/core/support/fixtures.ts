@@ -4,6 +4,7 @@ import type {
   AddonVersion,
   Observation,
   ObservedCluster,
+  ObservedInsight,
   ObservedNodegroup,
 } from '../../../lambdas/core/observation.js';
 import { ownershipTags, POOL_TAG } from '../../../lambdas/core/ownership.js';
@@ -90,8 +91,8 @@ export function nodegroupFor(
 }
 
 export function observation(c: ObservedCluster | null, ngs: ObservedNodegroup[] = []): Observation {
-  // Insights read and none found: the readiness gate passes (it blocks when they were not read).
-  return { cluster: c, nodegroups: ngs, observedAt: '2026-11-29T12:00:00.000Z', insights: [] };
+  // Insights read, all passing: the readiness gate passes (it holds a step when none is about it).
+  return { cluster: c, nodegroups: ngs, observedAt: '2026-11-29T12:00:00.000Z', insights: PASSING_INSIGHTS };
 }
 
 /** A cluster that already matches `s` exactly. */
@@ -105,6 +106,24 @@ export function converged(s: CloudClusterSpec): Observation {
     addonVersions: ADDON_VERSIONS,
   };
 }
+
+/** One PASSING upgrade insight about every minor the tests step to, as EKS's standard checks read. */
+export const PASSING_INSIGHTS: readonly ObservedInsight[] = [
+  '1.28',
+  '1.29',
+  '1.30',
+  '1.31',
+  '1.32',
+  '1.33',
+  '1.34',
+  '1.35',
+  '1.36',
+].map((v) => ({
+  id: `passing-${v}`,
+  name: `Deprecated APIs removed in Kubernetes v${v}`,
+  kubernetesVersion: v,
+  status: 'PASSING',
+}));
 
 /**
  * A small add-on table in DescribeAddonVersions' shape (test data): per minor 1.29-1.35, kube-proxy
