@@ -105,6 +105,30 @@ const observedPool: Json = {
   },
 };
 
+/** One listed add-on as the last run observed it (AddonSummary in lambdas/core/status-parts.ts). */
+const observedAddon: Json = {
+  type: 'object',
+  required: ['name', 'status'],
+  properties: { name: str, version: str, status: str, issues: strings },
+};
+
+/** The authentication mode and access entries (AccessSummary in lambdas/core/status.ts). */
+const observedAccess: Json = {
+  type: 'object',
+  required: ['authenticationMode'],
+  properties: {
+    authenticationMode: str,
+    entries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['principalArn', 'type', 'policies', 'listed'],
+        properties: { principalArn: str, type: str, policies: strings, listed: { type: 'boolean' } },
+      },
+    },
+  },
+};
+
 /** What the bridge writes to `/status` (see status-writeback.ts). */
 export const statusSchema: Json = {
   type: 'object',
@@ -142,6 +166,8 @@ export const statusSchema: Json = {
         arn: str,
         // Status carries it; without it here the API server prunes it and every resync re-patches.
         owned: { type: 'boolean' },
+        addons: { type: 'array', items: observedAddon },
+        access: observedAccess,
       },
     },
     estimatedMonthlyCost: { type: 'number' },

@@ -12,13 +12,16 @@ import { parse as parseYaml } from 'yaml';
 import type { RunningBridge } from '../../bridge/app.js';
 import { FINALIZER } from '../../bridge/constants.js';
 import { PRINTER_COLUMNS } from '../../bridge/crd.js';
+import { ConditionType, Reason, success } from '../../lambdas/core/conditions.js';
 import { specSchema } from '../../lambdas/core/spec/schema.js';
 import {
+  type AccessSummary,
   applyOutcome,
   type ObservedPool,
   type Outcome,
   type OutcomeContext,
 } from '../../lambdas/core/status.js';
+import { type AddonSummary, upgradeConditions } from '../../lambdas/core/status-parts.js';
 import {
   cloudCluster,
   crPath,
@@ -62,6 +65,36 @@ const POOL: ObservedPool = {
   labels: { 'node-role': 'general' },
   taints: [{ key: 'dedicated', value: 'batch', effect: 'NO_SCHEDULE' }],
   otherNodegroups: ['cloudorch-t3-medium-od-4567cdef'],
+};
+
+/** Add-ons with every member the status schema lists, one with issues and one without a version. */
+const ADDONS: AddonSummary[] = [
+  {
+    name: 'vpc-cni',
+    version: 'v1.19.0-eksbuild.1',
+    status: 'DEGRADED',
+    issues: ['InsufficientNumberOfReplicas'],
+  },
+  { name: 'coredns', status: 'Missing' },
+];
+
+/** An access summary with a listed entry and one made by hand. */
+const ACCESS: AccessSummary = {
+  authenticationMode: 'API_AND_CONFIG_MAP',
+  entries: [
+    {
+      principalArn: 'arn:aws:iam::123456789012:role/platform-admin',
+      type: 'STANDARD',
+      policies: ['AmazonEKSClusterAdminPolicy (cluster)'],
+      listed: true,
+    },
+    {
+      principalArn: 'arn:aws:iam::123456789012:role/by-hand',
+      type: 'STANDARD',
+      policies: ['AmazonEKSViewPolicy (team-a, team-b)'],
+      listed: false,
+    },
+  ],
 };
 
 let env: TestEnv;
@@ -222,6 +255,31 @@ describe('mirror', () => {
       return t['READY'] === 'False' ? t : undefined;
     });
     expect(failed['SYNCED']).toBe('False');
+  });
+
+  it("keeps the add-ons, access entries and the parts' conditions in status: none is pruned", async () => {
+    await createCr('parts', validSpec({ clusterName: 'parts' }));
+    const id = `${NS}/parts`;
+    await waitFor('record team-a/parts', () => dynamo.store.get(id));
+    const parts = [
+      success(ConditionType.AddonsReady, Reason.AddonsActive, '2 add-ons ACTIVE', 1),
+      ...upgradeConditions([], [], 1),
+    ];
+    await pipelineWrites(
+      id,
+      { kind: 'Converged' },
+      { observed: { health: 'Healthy', version: '1.31', addons: ADDONS, access: ACCESS }, parts },
+    );
+    const cr = await waitFor('status on the CR', async () => {
+      const c = await getCr('parts');
+      return c?.status?.observedGeneration === 1 ? c : undefined;
+    });
+    expect(cr.status?.observed?.['addons']).toEqual(ADDONS);
+    expect(cr.status?.observed?.['access']).toEqual(ACCESS);
+    const byType = new Map(cr.status?.conditions?.map((c) => [c.type, c]));
+    expect(byType.get('AddonsReady')).toMatchObject({ status: 'True', reason: 'AddonsActive' });
+    expect(byType.get('UpgradeBlocked')).toMatchObject({ status: 'False', reason: 'UpgradeClear' });
+    expect(byType.get('UpgradeWarning')).toMatchObject({ status: 'False', reason: 'UpgradeClear' });
   });
 
   it('mirrors a spec update as a new generation and maps the generation back', async () => {
