@@ -91,7 +91,11 @@ export class EksProvider implements ClusterProvider {
     const gone: Observation = { cluster: null, nodegroups: [], observedAt };
     const name = ref.clusterName;
     const described = await unlessGone(() => client.send(new DescribeClusterCommand({ name })));
-    if (!described) return gone;
+    // EKS's add-on catalog needs no cluster: a plan for a cluster still to create shows its add-ons.
+    if (!described)
+      return opts.addonVersionsOf?.length
+        ? { ...gone, addonVersions: await call(() => readAddonVersions(client, opts.addonVersionsOf ?? [])) }
+        : gone;
     const cluster = toObservedCluster(required(described.cluster, 'cluster'));
     const names = await unlessGone(() => listNodegroups(client, name));
     if (!names) return gone;

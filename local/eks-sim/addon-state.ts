@@ -42,6 +42,8 @@ export interface AddonUpdateRec {
   readonly createdAt: number;
   readonly doneAt: number;
   readonly effect: () => void;
+  /** Set by the admin API's fail-next-update: the update ends Failed with this error, nothing applied. */
+  readonly failure?: string | undefined;
 }
 
 export interface AddonRec {
@@ -83,9 +85,15 @@ function settle(now: number, m: Map<string, AddonRec>): void {
   for (const a of [...m.values()]) {
     for (const u of a.updates) {
       if (u.status !== 'InProgress' || u.doneAt > now) continue;
+      a.modifiedAt = u.doneAt;
+      if (u.failure) {
+        // [sim] EKS reports a failed add-on update as UPDATE_FAILED until a later update succeeds.
+        u.status = 'Failed';
+        a.status = 'UPDATE_FAILED';
+        continue;
+      }
       u.status = 'Successful';
       u.effect();
-      a.modifiedAt = u.doneAt;
       a.status = restingStatus(a);
     }
     if (a.transition && a.transition.at <= now) {
@@ -184,6 +192,9 @@ export function addonUpdateJson(u: AddonUpdateRec): Record<string, unknown> {
     type: 'AddonUpdate',
     params: u.params,
     createdAt: seconds(u.createdAt),
-    errors: [],
+    errors:
+      u.failure && u.status === 'Failed'
+        ? [{ errorCode: u.failure, errorMessage: `[sim] ${u.failure}`, resourceIds: [] }]
+        : [],
   };
 }

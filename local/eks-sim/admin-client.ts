@@ -94,6 +94,10 @@ export class SimAdminClient {
       ...(nodegroupName ? { nodegroupName } : {}),
     });
   }
+  /** Makes the add-on's next UpdateAddon end Failed with `errorCode` (the add-on goes UPDATE_FAILED). */
+  failNextAddonUpdate(cluster: string, addonName: string, errorCode: string): Promise<unknown> {
+    return this.call('POST', `${this.cluster(cluster)}/fail-next-update`, { errorCode, addonName });
+  }
   /**
    * Sets (adds, or replaces the one with the same name or id) an insight on a cluster; it is about the
    * cluster's next minor unless `kubernetesVersion` says otherwise. Returns the insight's id and version.

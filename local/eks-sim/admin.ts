@@ -3,7 +3,7 @@
  * injection per operation, clock control, reset, and call counts per operation. It is not part of
  * EKS; its errors are plain `{message}` bodies without `x-amzn-ErrorType`.
  */
-import { ADDON_ISSUE_CODES, clearAddonHealth, markAddonDegraded } from './addon-state.js';
+import { ADDON_ISSUE_CODES, addonOf, clearAddonHealth, markAddonDegraded } from './addon-state.js';
 import {
   clearInsights,
   INSIGHT_CATEGORIES,
@@ -226,8 +226,14 @@ function deleteClusterBehindBack({ ctx: { state }, segs }: AdminRequest): unknow
 function failNextUpdate({ ctx: { state }, segs, body }: AdminRequest): unknown {
   const c = state.cluster(segs[1]!, segs[3]!);
   if (typeof body.errorCode !== 'string') throw bad('errorCode is required');
-  const ng = typeof body.nodegroupName === 'string' ? state.nodegroup(c, body.nodegroupName).name : '';
-  c.failNext.set(ng, body.errorCode);
+  // The scope: a node group, an add-on (`addon:<name>`, failed by UpdateAddon), or the control plane ('').
+  const scope =
+    typeof body.addonName === 'string'
+      ? `addon:${addonOf(state, c, body.addonName).name}`
+      : typeof body.nodegroupName === 'string'
+        ? state.nodegroup(c, body.nodegroupName).name
+        : '';
+  c.failNext.set(scope, body.errorCode);
   return { ok: true };
 }
 

@@ -187,12 +187,15 @@ export const updateAddon: Handler = (r) => {
         extra,
       );
     }
-    if (a.status !== 'ACTIVE' && a.status !== 'DEGRADED') {
+    if (a.status !== 'ACTIVE' && a.status !== 'DEGRADED' && a.status !== 'UPDATE_FAILED') {
       throw inUse(`Addon ${a.name} is in ${a.status} status`, extra); // [sim]
     }
     if (requested !== undefined) checkVersion(state, c, a.name, requested, extra);
     const associations = associationsFrom(b, extra);
+    const failure = c.failNext.get(`addon:${a.name}`);
+    c.failNext.delete(`addon:${a.name}`);
     const u = {
+      failure,
       id: state.rng.uuid(),
       status: 'InProgress' as const,
       params: updateParams(b),

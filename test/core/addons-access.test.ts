@@ -13,11 +13,13 @@ import { detectDrift } from '../../lambdas/core/plan/fields.js';
 import { describeOperation, plan } from '../../lambdas/core/plan/plan.js';
 import type { Operation } from '../../lambdas/core/plan/types.js';
 import type { CloudClusterSpecInput } from '../../lambdas/core/spec/schema.js';
+import { validateSpec } from '../../lambdas/core/spec/validate.js';
 import { applyOutcome } from '../../lambdas/core/status.js';
 import { addonsCondition, upgradeConditions } from '../../lambdas/core/status-parts.js';
 import {
   ACCOUNT,
   ADDON_VERSIONS,
+  baseSpecInput,
   converged,
   DEFAULTS,
   desired,
@@ -489,5 +491,105 @@ describe('status: AddonsReady', () => {
       { generation: 1, now: new Date(0) },
     );
     expect(s.conditions.find((x) => x.type === 'AddonsReady')?.status).toBe('Unknown');
+  });
+});
+
+describe('review mends', () => {
+  it('the control plane waits for an add-on its minor no longer runs (a failed create is not stepped past)', () => {
+    const d = desired({ addons: CORE, kubernetesVersion: '1.33' });
+    const [v, c, k] = coreAt('1.31');
+    const stuck = { ...k!, status: 'CREATE_FAILED', health: Health.Failed };
+    const o = at({ addons: CORE }, { addons: [v!, c!, stuck], insights: PASSING_INSIGHTS }, '1.32');
+    const ops = plan(d, o, DEFAULTS);
+    expect(kinds(ops)).not.toContain('UpdateClusterVersion');
+    expect(ops.find((x) => x.kind === 'Impossible')).toMatchObject({ field: 'addons[kube-proxy]' });
+  });
+
+  it('a failed add-on update is tried again (the handler holds automatic retries back)', () => {
+    const d = desired({ addons: CORE, kubernetesVersion: '1.32' });
+    const [v, c, k] = coreAt('1.31');
+    const failed = { ...k!, status: 'UPDATE_FAILED', health: Health.Failed };
+    const o = at({ addons: CORE }, { addons: [v!, c!, failed], insights: PASSING_INSIGHTS }, '1.32');
+    expect(lines(plan(d, o, DEFAULTS))[0]).toMatch(
+      /^update add-on kube-proxy v1\.31\.0-eksbuild\.1 -> v1\.32/,
+    );
+  });
+
+  it("another record's add-ons and entries are neither deleted nor reported", () => {
+    const other = ownershipTags('team-b/other');
+    const d = desired({ addons: [], access: { entries: [] } });
+    const o = at(
+      {},
+      {
+        addons: [addon('coredns', 'v1.11.2-eksbuild.1', { tags: other })],
+        accessEntries: [entry(DEV, { tags: other })],
+      },
+    );
+    expect(plan(d, o, DEFAULTS)).toEqual([]);
+    expect(detectDrift(d.spec, o, DEFAULTS).map((i) => i.field)).toEqual([`access.entries[${DEV}]`]);
+  });
+
+  it('a pin EKS stopped listing is converged while it runs, and blocks only the minors ahead', () => {
+    const pin = [{ name: 'kube-proxy', version: 'v1.31.9-eksbuild.9' }];
+    const running = addon('kube-proxy', 'v1.31.9-eksbuild.9', {
+      tags: { ...ownershipTags(ID), [ADDON_VERSION_TAG]: 'v1.31.9-eksbuild.9' },
+    });
+    expect(plan(desired({ addons: pin }), at({ addons: pin }, { addons: [running] }), DEFAULTS)).toEqual([]);
+    const up = plan(
+      desired({ addons: pin, kubernetesVersion: '1.32' }),
+      at({ addons: pin }, { addons: [running] }),
+      DEFAULTS,
+    );
+    expect(up).toMatchObject([{ kind: 'Impossible', field: 'addons[kube-proxy].version' }]);
+  });
+
+  it('Paused does not keep Ready over an unhealthy add-on', () => {
+    const s = spec({ addons: CORE });
+    const [v, c, k] = coreAt('1.31');
+    const degraded = {
+      ...c!,
+      status: 'DEGRADED',
+      health: Health.Degraded,
+      issues: [{ code: 'X', message: 'y', resourceIds: [] }],
+    };
+    const cond = addonsCondition(s, at({ addons: CORE }, { addons: [v!, degraded, k!] }), 1)!;
+    const ready = applyOutcome(undefined, { kind: 'Converged' }, { generation: 1, now: new Date(0) });
+    expect(ready.ready).toBe(true);
+    const paused = applyOutcome(
+      ready,
+      { kind: 'Paused' },
+      { generation: 1, now: new Date(1), parts: [cond] },
+    );
+    expect(paused.ready).toBe(false);
+  });
+
+  it('AddonsReady and the gate go Unknown for an invalid spec; a missing cluster has no ready add-ons', () => {
+    const s = applyOutcome(
+      undefined,
+      { kind: 'SpecInvalid', message: 'bad' },
+      { generation: 1, now: new Date(0) },
+    );
+    for (const t of ['AddonsReady', 'UpgradeBlocked', 'UpgradeWarning'])
+      expect(s.conditions.find((x) => x.type === t)?.status).toBe('Unknown');
+    expect(addonsCondition(spec({ addons: CORE }), observation(null), 1)).toMatchObject({ status: 'False' });
+  });
+
+  it('refuses principals that differ only in case, repeated groups and namespaces, empty path segments', () => {
+    const bad = (access: unknown) => !validateSpec({ ...baseSpecInput, access }).ok;
+    const role = (name: string) => `arn:aws:iam::${ACCOUNT}:role/${name}`;
+    expect(bad({ entries: [{ principalArn: role('Admin') }, { principalArn: role('admin') }] })).toBe(true);
+    expect(bad({ entries: [{ principalArn: role('a'), kubernetesGroups: ['g', 'g'] }] })).toBe(true);
+    const ns = (namespaces: string[]) => ({
+      entries: [
+        {
+          principalArn: role('a'),
+          policies: [{ name: 'AmazonEKSViewPolicy', scope: 'namespace', namespaces }],
+        },
+      ],
+    });
+    expect(bad(ns(['a', 'a']))).toBe(true);
+    expect(bad(ns(['dev-*']))).toBe(false);
+    expect(bad({ entries: [{ principalArn: role('a//b') }] })).toBe(true);
+    expect(bad({ entries: [{ principalArn: role('path/to/ok') }] })).toBe(false);
   });
 });

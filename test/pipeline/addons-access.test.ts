@@ -256,4 +256,50 @@ describe('pipeline scenarios: add-ons, access entries, readiness', () => {
     expect(st).toMatchObject({ ready: true });
     expect(condition(st, 'AddonsReady')).toMatchObject({ status: 'True' });
   });
+
+  it('a failed add-on update is reported with its error code and not re-sent until a manual reconcile', async () => {
+    h.clock.now = new Date('2026-01-15T00:00:00Z');
+    await converged('team/failed', 'failed', { kubernetesVersion: '1.33' });
+    await sim().failNextAddonUpdate('failed', 'kube-proxy', 'AdmissionRequestDenied');
+    await applyAndSettle(h, 'team/failed', withParts('failed', { kubernetesVersion: '1.34' }));
+    let st = await statusOf(h, 'team/failed');
+    expect(st?.ready).toBe(false);
+    expect(condition(st, 'Ready')).toMatchObject({ reason: 'PermanentError' });
+    expect(condition(st, 'Ready')?.message).toContain('add-on kube-proxy');
+    expect(condition(st, 'Ready')?.message).toContain('AdmissionRequestDenied');
+    const first = await record('failed add-on update');
+    expect(first['UpdateAddon']).toBe(3);
+    // The sweep does not send it again: the failure is held (with backoff) until a human asks.
+    await sim().resetCalls();
+    await h.cp.sweepNow();
+    await h.cp.settle();
+    expect((await record('sweep after a failed add-on update'))['UpdateAddon']).toBeUndefined();
+    await h.cp.reconcile('team/failed');
+    await h.cp.settle();
+    st = await statusOf(h, 'team/failed');
+    expect(st).toMatchObject({ ready: true });
+    expect(st?.observed?.addons?.find((a) => a.name === 'kube-proxy')?.version).toMatch(/^v1\.34\./);
+  });
+
+  it('the sweep leaves reported-only drift alone once status shows it, and notices a DEGRADED add-on', async () => {
+    await converged('team/sweep', 'sweep');
+    await eks().send(new CreateAccessEntryCommand({ clusterName: 'sweep', principalArn: ROGUE }));
+    // Each sweep in its own period: a sweep names its runs by period, so one period starts one run.
+    let period = 0;
+    const sweep = async () => {
+      h.clock.now = new Date(Date.now() + ++period * 60_000);
+      await h.cp.sweepNow();
+      await h.cp.settle();
+      return statusOf(h, 'team/sweep');
+    };
+    const drifted = await sweep();
+    expect(condition(drifted, 'Drifted')).toMatchObject({ status: 'True' });
+    expect(condition(drifted, 'Drifted')?.message).toContain(`access.entries[${ROGUE}]`);
+    // Status says it, and without exclusive the plan leaves a hand-made entry alone: no run again.
+    expect((await sweep())?.updatedAt).toBe(drifted?.updatedAt);
+    await sim().degradeAddon('sweep', 'vpc-cni', [{ code: 'ConfigurationConflict', message: 'conflict' }]);
+    const degraded = await sweep();
+    expect(condition(degraded, 'AddonsReady')).toMatchObject({ status: 'False', reason: 'AddonUnhealthy' });
+    expect(degraded?.ready).toBe(false);
+  });
 });

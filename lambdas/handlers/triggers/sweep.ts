@@ -15,7 +15,9 @@ import { observeScope } from '../../core/observe-scope.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
 import { validateSpec } from '../../core/spec/validate.js';
-import { driftShown, ownedArnOf } from '../../core/status.js';
+import { ownedArnOf } from '../../core/status.js';
+import { driftShown } from '../../core/status-drift.js';
+import { addonsCondition } from '../../core/status-parts.js';
 import { leaseView } from '../../store/lease.js';
 import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
@@ -159,6 +161,11 @@ async function decide(r: ClusterRecord): Promise<SweepDecision> {
     return { start: true, why: `drift: ${drift.map((x) => x.field).join(', ')}` };
   if (action) return { start: true, why: action.kind === 'Wait' ? 'in progress' : 'work to do' };
   if (!r.status?.ready) return { start: true, why: 'converged but status not ready' };
+  // Add-on health changes no spec field: a DEGRADED add-on on a Ready cluster still needs its status.
+  const addons = v.spec.addons?.length ? addonsCondition(v.spec, observation, r.generation) : undefined;
+  const shown = r.status.conditions.find((c) => c.type === addons?.type);
+  if (addons && (shown?.status !== addons.status || shown.message !== addons.message))
+    return { start: true, why: `add-ons: ${addons.message}` };
   return { start: false, why: 'in sync' };
 }
 
