@@ -249,7 +249,7 @@ export async function simInsight(
     }
     return admin(o, async () => {
       await sim.clearInsights(clusterName);
-      o.out(`cluster ${clusterName}: insights cleared`);
+      o.out(`cluster ${clusterName}: insights cleared (the standard checks report PASSING)`);
     });
   }
   if (opts.name === undefined || opts.status === undefined || !isStatus(opts.status)) {
@@ -333,7 +333,7 @@ function registerHooks(sim: Command, o: Cli['o'], withTarget: Cli['withTarget'])
     .option('--description <text>', "the insight's description")
     .option('--recommendation <text>', "the insight's recommendation")
     .option('--reason <text>', 'why it has its status')
-    .option('--clear', 'remove every insight of the cluster')
+    .option('--clear', "remove the insights set (EKS's standard checks come back PASSING)")
     .action((cluster: string, opts: InsightOptions) => withTarget((t) => simInsight(t, o(), cluster, opts)));
   sim
     .command('addon-health <cluster> <addon>')
