@@ -1,30 +1,15 @@
 /**
- * EKS's access policies as ListAccessPolicies returns them, sorted by name. Names from the EKS user
- * guide's "Review access policy permissions" page (2025); the simulator does not evaluate their rules.
+ * EKS's access policies as ListAccessPolicies returns them, sorted by name: the names CloudOrch's spec
+ * accepts (one list, lambdas/core/access-policies.ts); the simulator does not evaluate their rules.
  */
-const NAMES = [
-  'AmazonAIOpsAssistantPolicy',
-  'AmazonARCRegionSwitchScalingPolicy',
-  'AmazonEKSAdminPolicy',
-  'AmazonEKSAdminViewPolicy',
-  'AmazonEKSAutoNodePolicy',
-  'AmazonEKSBlockStoragePolicy',
-  'AmazonEKSClusterAdminPolicy',
-  'AmazonEKSComputePolicy',
-  'AmazonEKSEditPolicy',
-  'AmazonEKSHybridPolicy',
-  'AmazonEKSLoadBalancingPolicy',
-  'AmazonEKSNetworkingPolicy',
-  'AmazonEKSViewPolicy',
-  'AmazonEMRJobPolicy',
-] as const;
+import { ACCESS_POLICY_NAMES } from '../../lambdas/core/access-policies.js';
 
 export interface AccessPolicy {
   readonly name: string;
   readonly arn: string;
 }
 
-export const ACCESS_POLICIES: readonly AccessPolicy[] = NAMES.map((name) => ({
+export const ACCESS_POLICIES: readonly AccessPolicy[] = ACCESS_POLICY_NAMES.map((name) => ({
   name,
   arn: `arn:aws:eks::aws:cluster-access-policy/${name}`,
 }));

@@ -456,18 +456,18 @@ describe('planner: the readiness gate', () => {
   });
 });
 
+/** The core add-ons at 1.31 with CoreDNS DEGRADED by one EKS issue. */
+function withDegradedCoreDns(code: string): Observation {
+  const [v, c, k] = coreAt('1.31');
+  const issues = [{ code, message: 'no nodes', resourceIds: [] }];
+  const degraded = { ...c!, status: 'DEGRADED', health: Health.Degraded, issues };
+  return at({ addons: CORE }, { addons: [v!, degraded, k!] });
+}
+
 describe('status: AddonsReady', () => {
   it('a DEGRADED add-on makes AddonsReady and Ready false with EKS issue codes', () => {
     const s = spec({ addons: CORE });
-    const [v, c, k] = coreAt('1.31');
-    const degraded = {
-      ...c!,
-      status: 'DEGRADED',
-      health: Health.Degraded,
-      issues: [{ code: 'InsufficientNumberOfReplicas', message: 'no nodes', resourceIds: [] }],
-    };
-    const o = at({ addons: CORE }, { addons: [v!, degraded, k!] });
-    const cond = addonsCondition(s, o, 1);
+    const cond = addonsCondition(s, withDegradedCoreDns('InsufficientNumberOfReplicas'), 1);
     expect(cond).toMatchObject({ status: 'False', reason: 'AddonUnhealthy' });
     expect(cond?.message).toContain('InsufficientNumberOfReplicas');
     const status = applyOutcome(
@@ -545,14 +545,7 @@ describe('review mends', () => {
 
   it('Paused does not keep Ready over an unhealthy add-on', () => {
     const s = spec({ addons: CORE });
-    const [v, c, k] = coreAt('1.31');
-    const degraded = {
-      ...c!,
-      status: 'DEGRADED',
-      health: Health.Degraded,
-      issues: [{ code: 'X', message: 'y', resourceIds: [] }],
-    };
-    const cond = addonsCondition(s, at({ addons: CORE }, { addons: [v!, degraded, k!] }), 1)!;
+    const cond = addonsCondition(s, withDegradedCoreDns('ConfigurationConflict'), 1)!;
     const ready = applyOutcome(undefined, { kind: 'Converged' }, { generation: 1, now: new Date(0) });
     expect(ready.ready).toBe(true);
     const paused = applyOutcome(
