@@ -83,8 +83,6 @@ export const REASON_HINT = {
     'Deletion made no progress within its attempt budget. Check the cluster and node groups in EKS, remove what blocks them, then reconcile.',
   /** Only when the planner named no remediation of its own. */
   ImpossibleChange: 'Change the spec.',
-  UpgradeInsightsIgnored:
-    'EKS reported upgrade blockers that spec.upgrade.readiness: warn let through: check the workloads against the insights (aws eks list-insights) now.',
 } as const satisfies Partial<Record<Reason, string>>;
 
 /** PermanentError's hint when no error was thrown: EKS itself reports an update as failed. */

@@ -4,15 +4,7 @@
  * WriteStatus step hands in the observation and the plan; applyOutcome (status.ts) sets them.
  */
 import { accessPolicyName } from './access-policies.js';
-import {
-  type ConditionInput,
-  ConditionType,
-  failure,
-  notYet,
-  REASON_HINT,
-  Reason,
-  success,
-} from './conditions.js';
+import { type ConditionInput, ConditionType, failure, notYet, Reason, success } from './conditions.js';
 import { Health } from './health.js';
 import type { Observation } from './observation.js';
 import type { Impossible, Operation, UpgradeGate } from './plan/types.js';
@@ -28,6 +20,10 @@ export interface AddonSummary {
   /** EKS's health issue codes. */
   readonly issues?: readonly string[];
 }
+
+/** What to do when a step went past the readiness gate (`readiness: warn`): plan shows it too. */
+export const UPGRADE_WARNING_HINT =
+  'The readiness gate would have held this step and spec.upgrade.readiness: warn let it through: check the workloads against the insights (aws eks list-insights) now.';
 
 const HINT = {
   unhealthy:
@@ -61,6 +57,7 @@ export function addonsCondition(
     return notYet(ConditionType.AddonsReady, Reason.AddonsProgressing, 'The cluster does not exist yet', g);
   if (!o.addons) return undefined;
   const unhealthy: string[] = [];
+  const unhealthyNames: string[] = [];
   const pending: string[] = [];
   for (const a of listed) {
     const seen = o.addons.find((x) => x.name === a.name);
@@ -68,10 +65,14 @@ export function addonsCondition(
     else if (seen.health === Health.Degraded || seen.health === Health.Failed) {
       const issues = seen.issues.map((i) => `${i.code}: ${i.message}`).join('; ');
       unhealthy.push(`${a.name} is ${seen.status}${issues ? ` (${issues})` : ''}`);
+      unhealthyNames.push(a.name);
     } else if (seen.health !== Health.Healthy) pending.push(`${a.name} (${seen.status})`);
   }
-  if (unhealthy.length > 0)
-    return failure(ConditionType.AddonsReady, Reason.AddonUnhealthy, unhealthy.join('; '), HINT.unhealthy, g);
+  if (unhealthy.length > 0) {
+    const first = unhealthyNames[0] ?? '<name>';
+    const hint = HINT.unhealthy.replace('<cluster>', spec.clusterName).replace('<name>', first);
+    return failure(ConditionType.AddonsReady, Reason.AddonUnhealthy, unhealthy.join('; '), hint, g);
+  }
   if (pending.length > 0)
     return notYet(
       ConditionType.AddonsReady,
@@ -133,7 +134,7 @@ export function upgradeConditions(
       status: 'True',
       reason: Reason.UpgradeInsightsIgnored,
       message: `Stepping to ${warned.gate.toVersion} although EKS upgrade insights are in ERROR: ${insightNames(warned.gate)}`,
-      remediation: REASON_HINT.UpgradeInsightsIgnored,
+      remediation: UPGRADE_WARNING_HINT,
       observedGeneration: g,
     });
   else

@@ -30,11 +30,50 @@ export function addonText(a: AddonSummary): string {
     : `${a.name}: ${a.version ?? '-'} ${a.status}${issues}`;
 }
 
+/**
+ * Status is read from the table as it is: an item written there by hand may hold anything. These
+ * say whether the observed parts have the shape CloudOrch writes, so one bad item never breaks a
+ * listing or a describe.
+ */
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
+export function wellFormedAddons(x: unknown): x is readonly AddonSummary[] {
+  return (
+    Array.isArray(x) &&
+    x.every(
+      (a) =>
+        isObject(a) &&
+        typeof a['name'] === 'string' &&
+        typeof a['status'] === 'string' &&
+        (a['issues'] === undefined ||
+          (Array.isArray(a['issues']) && a['issues'].every((i) => typeof i === 'string'))),
+    )
+  );
+}
+export function wellFormedAccess(x: unknown): x is AccessSummary {
+  if (!isObject(x) || typeof x['authenticationMode'] !== 'string') return false;
+  const entries = x['entries'];
+  return (
+    entries === undefined ||
+    (Array.isArray(entries) &&
+      entries.every(
+        (e) =>
+          isObject(e) &&
+          typeof e['principalArn'] === 'string' &&
+          typeof e['type'] === 'string' &&
+          Array.isArray(e['policies']) &&
+          e['policies'].every((p) => typeof p === 'string'),
+      ))
+  );
+}
+const MALFORMED = (field: string) =>
+  `  status.observed.${field} is malformed in the table; cloudorch reconcile writes it again`;
+
 /** describe's Add-ons section. */
 export function addonsSection(
   observed: readonly AddonSummary[] | undefined,
   spec: readonly Addon[] | undefined,
 ): string[] {
+  if (observed !== undefined && !wellFormedAddons(observed)) return [MALFORMED('addons')];
   if (spec === undefined && observed === undefined) return ['  not managed (the spec lists no addons)'];
   if (observed !== undefined) {
     if (observed.length === 0)
@@ -52,6 +91,7 @@ const policiesText = (policies: readonly string[]): string =>
 
 /** describe's Access section: the mode, then one aligned row per entry EKS reports. */
 export function accessSection(observed: AccessSummary | undefined, spec: Access | undefined): string[] {
+  if (observed !== undefined && !wellFormedAccess(observed)) return [MALFORMED('access')];
   if (!spec && !observed) return ['  not managed (the spec has no access)'];
   // A spec that names no mode asks for none in particular: nothing to set beside the observed one.
   const asked: string | undefined = spec?.authenticationMode;
@@ -78,6 +118,7 @@ export function accessSection(observed: AccessSummary | undefined, spec: Access 
 export function addonsCell(o: ObservedSummary | undefined): string {
   const addons = o?.addons;
   if (!addons) return '-';
+  if (!wellFormedAddons(addons)) return 'malformed';
   if (addons.length === 0) return '0';
   const other = addons.filter((a) => a.status !== 'ACTIVE');
   const active = `${addons.length - other.length}/${addons.length} ACTIVE`;
@@ -88,6 +129,7 @@ export function addonsCell(o: ObservedSummary | undefined): string {
 export function accessCell(o: ObservedSummary | undefined): string {
   const access = o?.access;
   if (!access) return '-';
+  if (!wellFormedAccess(access)) return 'malformed';
   if (!access.entries) return access.authenticationMode;
   const unlisted = access.entries.filter((e) => !e.listed).length;
   return `${access.authenticationMode} (${access.entries.length} entries${unlisted > 0 ? `, ${unlisted} not listed` : ''})`;

@@ -11,7 +11,14 @@ import type { SimState } from './state.js';
 export const AUTH_MODES = ['CONFIG_MAP', 'API_AND_CONFIG_MAP', 'API'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
-export const ENTRY_TYPES = ['STANDARD', 'EC2_LINUX', 'EC2_WINDOWS', 'FARGATE_LINUX'] as const;
+export const ENTRY_TYPES = [
+  'STANDARD',
+  'EC2_LINUX',
+  'EC2_WINDOWS',
+  'FARGATE_LINUX',
+  'HYBRID_LINUX',
+  'EC2',
+] as const;
 
 export interface AccessScope {
   readonly type: 'cluster' | 'namespace';
@@ -30,7 +37,7 @@ export interface EntryRec {
   readonly type: string;
   username: string;
   kubernetesGroups: string[];
-  readonly tags: Record<string, string>;
+  tags: Record<string, string>;
   readonly createdAt: number;
   modifiedAt: number;
   /** Keyed by policy ARN, in association order. */

@@ -1,6 +1,7 @@
 /** Cluster operations, updates and tagging, each answering with EKS's wrapper object. */
-import { accessConfigJson, initAccess, parseAccessConfig } from './access-model.js';
-import { addonUpdateJson, addonUpdates } from './addon-state.js';
+
+import { accessConfigJson, accessOf, initAccess, parseAccessConfig } from './access-model.js';
+import { addonsOf, addonUpdateJson, addonUpdates } from './addon-state.js';
 import { type ClusterRec, SimError } from './model.js';
 import {
   fingerprint,
@@ -193,21 +194,33 @@ export const describeUpdate: Handler = (r) => {
   return { update: u.json() };
 };
 
-/** The tag target: a cluster or node group ARN of this region. Tag APIs use their own error types. */
+/**
+ * The tag target: a cluster, node group, add-on or access entry ARN of this region. Tag APIs use
+ * their own error types.
+ */
 function taggable(r: Parameters<Handler>[0]): { tags: Record<string, string> } {
   const arn = param(r, 'resourceArn');
-  const m = /^arn:aws:eks:([^:]+):(\d{12}):(cluster\/([^/]+)|nodegroup\/([^/]+)\/([^/]+)\/[^/]+)$/.exec(arn);
+  const m = /^arn:aws:eks:([^:]+):(\d{12}):(cluster|nodegroup|addon|access-entry)\/([^/]+)(?:\/(.+))?$/.exec(
+    arn,
+  );
   if (!m) throw new SimError(400, 'BadRequestException', `${arn} is not a valid resource ARN`); // [sim]
   const notFound = new SimError(404, 'NotFoundException', `Resource ${arn} was not found`); // [sim]
-  const c = r.state.clusters(m[1] as string).get((m[4] ?? m[5]) as string);
+  const c = r.state.clusters(m[1] as string).get(m[4] as string);
   if (!c) throw notFound;
-  if (m[4] !== undefined) {
-    if (c.arn !== arn) throw notFound;
-    return c;
-  }
-  const ng = c.nodegroups.get(m[6] as string);
-  if (!ng || ng.arn !== arn) throw notFound;
-  return ng;
+  const found = ((): { arn: string; tags: Record<string, string> } | undefined => {
+    switch (m[3]) {
+      case 'cluster':
+        return m[5] === undefined ? c : undefined;
+      case 'nodegroup':
+        return c.nodegroups.get((m[5] ?? '').split('/')[0] as string);
+      case 'addon':
+        return addonsOf(r.state, c).get((m[5] ?? '').split('/')[0] as string);
+      default:
+        return [...accessOf(r.state, c).entries.values()].find((e) => e.arn === arn);
+    }
+  })();
+  if (!found || found.arn !== arn) throw notFound;
+  return found;
 }
 
 export const tagResource: Handler = (r) => {

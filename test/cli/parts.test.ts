@@ -3,12 +3,12 @@
  * shows a step past EKS's upgrade insights: from statuses as WriteStatus writes them.
  */
 import { describe, expect, it } from 'vitest';
-import { REASON_HINT } from '../../lambdas/core/conditions.js';
 import { describeOperation } from '../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../lambdas/core/plan/types.js';
 import { validateSpec } from '../../lambdas/core/spec/validate.js';
-import type { AccessSummary } from '../../lambdas/core/status.js';
+import type { AccessSummary, ObservedSummary } from '../../lambdas/core/status.js';
 import type { AddonSummary } from '../../lambdas/core/status-parts.js';
+import { UPGRADE_WARNING_HINT } from '../../lambdas/core/status-parts.js';
 import { operationLine } from '../../local/cli/commands/plan.js';
 import type { Output } from '../../local/cli/format.js';
 import { accessCell, accessSection, addonsCell, addonsSection } from '../../local/cli/parts.js';
@@ -137,8 +137,21 @@ describe('plan: a step past ERROR upgrade insights', () => {
     expect(isMutating(op)).toBe(false);
     expect(operationLine(o, op, 1).split('\n')).toEqual([
       `  1. ${describeOperation(op)}`,
-      `     hint: ${REASON_HINT.UpgradeInsightsIgnored}`,
+      `     hint: ${UPGRADE_WARNING_HINT}`,
     ]);
     expect(describeOperation(op)).toMatch(/^warning: stepping to 1\.34 .*Deprecated APIs/);
+  });
+});
+
+describe('malformed observed parts in the table', () => {
+  it('never break describe or get -o wide: they say the field is malformed', () => {
+    const junk = 'garbage' as unknown as AddonSummary[];
+    expect(addonsSection(junk, undefined)).toEqual([
+      '  status.observed.addons is malformed in the table; cloudorch reconcile writes it again',
+    ]);
+    expect(addonsCell({ health: 'Healthy', addons: junk } as ObservedSummary)).toBe('malformed');
+    const access = { authenticationMode: 'API', entries: 'x' } as unknown as AccessSummary;
+    expect(accessSection(access, undefined)[0]).toContain('status.observed.access is malformed');
+    expect(accessCell({ health: 'Healthy', access } as ObservedSummary)).toBe('malformed');
   });
 });

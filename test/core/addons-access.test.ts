@@ -585,4 +585,45 @@ describe('review mends', () => {
     expect(bad({ entries: [{ principalArn: role('a//b') }] })).toBe(true);
     expect(bad({ entries: [{ principalArn: role('path/to/ok') }] })).toBe(false);
   });
+
+  it('the preview says where the readiness gate would hold a later step, without holding this one', () => {
+    const d = desired({ kubernetesVersion: '1.33' });
+    const o = {
+      ...converged(spec({ kubernetesVersion: '1.31' })),
+      insights: [insight({ status: 'PASSING' })],
+    };
+    const ops = plan(d, o, DEFAULTS);
+    expect(kinds(ops)[0]).toBe('UpdateClusterVersion');
+    expect(ops.at(-1)).toMatchObject({ kind: 'UpgradeHeld', gate: { toVersion: '1.33' } });
+    expect(describeOperation(ops.at(-1)!)).toContain('waits for the readiness gate');
+    expect(ops.some((op) => op.kind === 'Impossible')).toBe(false);
+  });
+
+  it('never tags an add-on with a keyword for a version it does not run', () => {
+    const pin = [{ name: 'kube-proxy', version: 'v1.29.0-eksbuild.1' }];
+    const ops = plan(
+      desired({ addons: pin }),
+      at({ addons: pin }, { addons: coreAt('1.31').slice(2) }),
+      DEFAULTS,
+    );
+    expect(kinds(ops)).toEqual(['Impossible']);
+  });
+
+  it("the hint for EKS's own node entry never says to delete it", () => {
+    const d = desired({ access: { entries: [{ principalArn: `arn:aws:iam::${ACCOUNT}:role/eks-node` }] } });
+    const o = at(
+      {},
+      { accessEntries: [entry(`arn:aws:iam::${ACCOUNT}:role/eks-node`, { type: 'EC2_LINUX' })] },
+    );
+    const stop = plan(d, o, DEFAULTS).find((op) => op.kind === 'Impossible');
+    expect(stop?.kind === 'Impossible' && stop.remediation).toContain("EKS's own entry for a node role");
+  });
+
+  it('a node-type entry needs a role principal', () => {
+    const user = `arn:aws:iam::${ACCOUNT}:user/bob`;
+    expect(
+      validateSpec({ ...baseSpecInput, access: { entries: [{ principalArn: user, type: 'EC2_LINUX' }] } }).ok,
+    ).toBe(false);
+    expect(validateSpec({ ...baseSpecInput, access: { entries: [{ principalArn: user }] } }).ok).toBe(true);
+  });
 });

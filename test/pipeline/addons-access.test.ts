@@ -6,6 +6,7 @@
 import {
   AssociateAccessPolicyCommand,
   CreateAccessEntryCommand,
+  CreateAddonCommand,
   DescribeAddonCommand,
   EKSClient,
   ListAccessEntriesCommand,
@@ -301,5 +302,28 @@ describe('pipeline scenarios: add-ons, access entries, readiness', () => {
     const degraded = await sweep();
     expect(condition(degraded, 'AddonsReady')).toMatchObject({ status: 'False', reason: 'AddonUnhealthy' });
     expect(degraded?.ready).toBe(false);
+  });
+
+  it('a changed version keyword moves the add-on, then tags it; an add-on made by hand is adopted and tagged', async () => {
+    await converged('team/keyword', 'keyword', { addons: [{ name: 'kube-proxy', version: 'latest' }] });
+    await eks().send(new CreateAddonCommand({ clusterName: 'keyword', addonName: 'coredns' }));
+    await sim().advance(120_000);
+    await sim().resetCalls();
+    await applyAndSettle(
+      h,
+      'team/keyword',
+      withParts('keyword', { addons: [{ name: 'kube-proxy', version: 'default' }, { name: 'coredns' }] }),
+    );
+    const st = await statusOf(h, 'team/keyword');
+    expect(st).toMatchObject({ ready: true });
+    const tagOf = async (addonName: string) =>
+      (await eks().send(new DescribeAddonCommand({ clusterName: 'keyword', addonName }))).addon?.tags?.[
+        'cloudorch.io/addon-version'
+      ];
+    expect(await tagOf('kube-proxy')).toBe('default');
+    expect(await tagOf('coredns')).toBe('default');
+    const m = await record('keyword changed, add-on adopted');
+    expect(m['TagResource']).toBe(2);
+    expect(m['UpdateAddon']).toBeGreaterThanOrEqual(1);
   });
 });

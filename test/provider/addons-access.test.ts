@@ -364,9 +364,13 @@ describe('upgrade insights', () => {
   it('are read when an upgrade is pending; only the ones in ERROR are described', async () => {
     const o = await h.provider.observe(ref, { insightsUnlessAt: '1.31' });
     const byName = Object.fromEntries((o.insights ?? []).map((i) => [i.name, i]));
+    // The two set here (one replacing a standard check) and EKS's other standard checks, PASSING.
     expect(Object.keys(byName).sort()).toEqual([
+      'Amazon EKS add-on version compatibility',
+      'Cluster health issues',
       'Deprecated APIs removed in Kubernetes v1.31',
       'Kubelet version skew',
+      'kube-proxy version skew',
     ]);
     expect(byName['Deprecated APIs removed in Kubernetes v1.31']).toMatchObject({
       status: 'ERROR',

@@ -80,7 +80,9 @@ export function accessBlockers(ctx: FieldContext): Impossible[] {
         impossible(
           entryField(entry.principalArn, 'type'),
           `the entry's type is immutable in EKS (observed ${e.type})`,
-          `Set type: ${e.type}, or delete the entry (aws eks delete-access-entry) so CloudOrch creates it anew.`,
+          madeByEks(ctx, e)
+            ? `This is EKS's own entry for a node role: deleting it cuts those nodes off. Remove it from the spec, or set type: ${e.type}.`
+            : `Set type: ${e.type}, or delete the entry (aws eks delete-access-entry) so CloudOrch creates it anew.`,
         ),
       );
   }

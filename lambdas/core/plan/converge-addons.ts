@@ -114,6 +114,10 @@ function addonStep(x: PlanContext, addon: Addon): MutatingOperation | null {
 function versionTag(x: PlanContext, addon: Addon): MutatingOperation | null {
   const current = running(x, addon.name);
   if (!current || inTransition(current) || current.tags[ADDON_VERSION_TAG] === addon.version) return null;
+  // Only once it runs what the keyword means now: a tag never records a version it does not run.
+  const versions = x.parts.addonVersions?.[addon.name];
+  const target = versions ? resolveVersion(addon, x.cluster.version, versions) : undefined;
+  if (!target || !('version' in target) || target.version !== current.version) return null;
   return {
     kind: 'TagResource',
     ...x.base,

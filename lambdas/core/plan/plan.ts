@@ -36,6 +36,11 @@ export function plan(d: Desired, o: Observation, defaults: PlanDefaults = {}): O
     cur = project(cur, next);
     step = nextStep(d, cur, defaults);
   }
+  // A later step the gate would hold is said, not silently dropped (the first step's holds are above).
+  const heldNow = first.impossible.some((i) => i.upgradeBlocked);
+  const held =
+    step !== first && !heldNow ? step.impossible.find((i) => i.upgradeBlocked)?.upgradeBlocked : undefined;
+  if (held) ops.push({ kind: 'UpgradeHeld', gate: held });
   return ops;
 }
 
@@ -113,6 +118,8 @@ export function describeOperation(op: Operation): string {
       return `associate ${accessPolicyName(op.policyArn)} with ${op.principalArn} (${op.accessScope.type === 'cluster' ? 'cluster' : `namespaces ${op.accessScope.namespaces.join(', ')}`})`;
     case 'DisassociateAccessPolicy':
       return `disassociate ${accessPolicyName(op.policyArn)} from ${op.principalArn}`;
+    case 'UpgradeHeld':
+      return `then: the upgrade to ${op.gate.toVersion} waits for the readiness gate (${op.gate.missing ?? op.gate.insights.map((i) => `${i.name}: ${i.status}`).join('; ')}); EKS reports insights about each next minor after the step before`;
     case 'UpgradeWarning':
       return `warning: stepping to ${op.gate.toVersion} although the readiness gate would hold it (${op.gate.missing ?? op.gate.insights.map((i) => `${i.name}: ${i.status}`).join('; ')}); spec.upgrade.readiness is warn`;
     case 'Wait':

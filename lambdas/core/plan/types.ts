@@ -305,7 +305,16 @@ export interface UpgradeWarning {
   readonly gate: UpgradeGate;
 }
 
-export type Operation = MutatingOperation | Wait | Impossible | UpgradeWarning;
+/**
+ * Not an operation: the plan's preview ends at a later control-plane step the readiness gate would
+ * hold as things stand (EKS reports insights about the next minor only, after each step).
+ */
+export interface UpgradeHeld {
+  readonly kind: 'UpgradeHeld';
+  readonly gate: UpgradeGate;
+}
+
+export type Operation = MutatingOperation | Wait | Impossible | UpgradeWarning | UpgradeHeld;
 
 /** Whether an operation changes EKS: the mutating kinds are config's OPERATION_CALLS, complete by type. */
 export function isMutating(op: Operation): op is MutatingOperation {

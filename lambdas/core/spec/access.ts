@@ -113,6 +113,11 @@ export function checkAccess(access: Access, add: Add): void {
     for (const [j, p] of e.policies.entries())
       if (p.namespaces && new Set(p.namespaces).size !== p.namespaces.length)
         add(at('policies', j, 'namespaces'), 'a namespace is listed twice');
+    if (e.type !== 'STANDARD' && !/:role\//.test(e.principalArn))
+      add(
+        at('principalArn'),
+        `a ${e.type} entry is for a node role: its principal must be an IAM role (EKS rule)`,
+      );
     if (e.type !== 'STANDARD' && (e.policies.length > 0 || e.kubernetesGroups?.length))
       add(
         at('type'),

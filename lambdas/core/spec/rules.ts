@@ -87,7 +87,7 @@ export const LIMITS = {
     /** Default quota "access entries per cluster". */
     maxEntries: 100,
     /** EKS's access entry types; only STANDARD entries take groups and access policies. */
-    entryTypes: ['STANDARD', 'EC2_LINUX', 'EC2_WINDOWS', 'FARGATE_LINUX', 'HYBRID_LINUX'],
+    entryTypes: ['STANDARD', 'EC2_LINUX', 'EC2_WINDOWS', 'FARGATE_LINUX', 'HYBRID_LINUX', 'EC2'],
     /** Kubernetes group names; EKS refuses `system:` groups on STANDARD entries. */
     groupPattern: /^[^\s]{1,255}$/,
     reservedGroupPrefix: 'system:',

@@ -6,13 +6,13 @@
  * that apply would carry out from one it would not).
  */
 
-import { REASON_HINT } from '../../../lambdas/core/conditions.js';
 import { estimateObservedCost, estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
 import { runningSpec } from '../../../lambdas/core/cost/running.js';
 import { observeScope } from '../../../lambdas/core/observe-scope.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
+import { UPGRADE_WARNING_HINT } from '../../../lambdas/core/status-parts.js';
 import type { Cli } from '../cli.js';
 import { type Output, paint } from '../format.js';
 import { loadManifests } from '../load.js';
@@ -37,8 +37,7 @@ function verdict(ops: readonly Operation[], allowed: boolean): number {
 export function operationLine(o: Output, op: Operation, n: number): string {
   const line = `  ${n}. ${describeOperation(op)}`;
   if (op.kind === 'Impossible') return paint(o, 'yellow', `${line}\n     hint: ${op.remediation}`);
-  if (op.kind === 'UpgradeWarning')
-    return paint(o, 'yellow', `${line}\n     hint: ${REASON_HINT.UpgradeInsightsIgnored}`);
+  if (op.kind === 'UpgradeWarning') return paint(o, 'yellow', `${line}\n     hint: ${UPGRADE_WARNING_HINT}`);
   return line;
 }
 

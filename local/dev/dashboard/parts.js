@@ -45,7 +45,11 @@ function addonRow(name, spec, seen) {
 /** The listed add-ons in spec order, with the version each asks for and what EKS runs. */
 export function addons(r) {
   const listed = r.spec.addons;
-  const observed = r.status?.observed?.addons;
+  const raw = r.status?.observed?.addons;
+  // An item written to the table by hand may hold anything: it must not break the page.
+  if (raw !== undefined && !Array.isArray(raw))
+    return h('p', { class: 'empty' }, 'status.observed.addons is malformed in the table.');
+  const observed = raw?.filter((a) => a && typeof a.name === 'string' && typeof a.status === 'string');
   if (listed === undefined && observed === undefined)
     return h('p', { class: 'empty' }, 'Not managed: the spec lists no addons.');
   const names = [...new Set([...(listed ?? []).map((a) => a.name), ...(observed ?? []).map((a) => a.name)])];
@@ -85,7 +89,17 @@ function entryRow(e) {
 /** The authentication mode and the access entries EKS reports, or the spec's while none are read. */
 export function access(r) {
   const spec = r.spec.access;
-  const observed = r.status?.observed?.access;
+  const raw = r.status?.observed?.access;
+  if (
+    raw !== undefined &&
+    (typeof raw !== 'object' ||
+      raw === null ||
+      (raw.entries !== undefined &&
+        (!Array.isArray(raw.entries) ||
+          raw.entries.some((e) => !e || typeof e.principalArn !== 'string' || !Array.isArray(e.policies)))))
+  )
+    return h('p', { class: 'empty' }, 'status.observed.access is malformed in the table.');
+  const observed = raw;
   if (!spec && !observed) return h('p', { class: 'empty' }, 'Not managed: the spec has no access.');
   const mode = observed?.authenticationMode ?? 'not observed';
   const asks =
