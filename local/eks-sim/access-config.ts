@@ -52,7 +52,7 @@ function checkModeStep(from: AuthMode, to: AuthMode): void {
 
 export const updateClusterConfig: Handler = (r) => {
   const { state } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
+  const c = state.cluster(r.region, param(r, 'name'), r.caller.account);
   const to = targetMode(r.body);
   return state.idempotent(tokenKey(r, 'UpdateClusterConfig', c.name), fingerprint(r), () => {
     checkNoUpdateInProgress(c, 'AccessConfigUpdate');

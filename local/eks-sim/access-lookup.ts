@@ -5,7 +5,7 @@ import { param, type Req } from './request.js';
 
 /** The cluster and its access state, refused while the cluster authenticates through the ConfigMap only. */
 export function apiCluster(r: Req): { c: ClusterRec; access: AccessRec } {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const access = accessOf(r.state, c);
   if (access.mode === 'CONFIG_MAP') throw modeRefused(c);
   return { c, access };

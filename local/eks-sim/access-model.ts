@@ -62,8 +62,8 @@ const ACCESS = new WeakMap<ClusterRec, AccessRec>();
 export const CLUSTER_ADMIN_POLICY = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy';
 
 /**
- * The principal every simulated request comes from: the simulator does not verify SigV4, so it cannot
- * know the real caller and uses this fixed, clearly simulated role as the cluster creator.
+ * The principal of every request not signed with credentials the simulator's STS issued: the simulator
+ * does not verify SigV4, so it cannot know the real caller and uses this fixed, clearly simulated role.
  */
 export const callerArn = (state: SimState) => `arn:aws:iam::${state.config.accountId}:role/eks-sim-caller`;
 
@@ -127,9 +127,9 @@ export function parseAccessConfig(v: unknown): AccessConfigInput | undefined {
 function entryArn(state: SimState, c: ClusterRec, principalArn: string): string {
   const m = /^arn:aws:iam::(\d{12}):(role|user)\/(?:.*\/)?([^/]+)$/.exec(principalArn);
   const kind = m?.[2] ?? 'role';
-  const account = m?.[1] ?? state.config.accountId;
+  const account = m?.[1] ?? c.account;
   const name = m?.[3] ?? principalArn;
-  return `arn:aws:eks:${c.region}:${state.config.accountId}:access-entry/${c.name}/${kind}/${account}/${name}/${state.rng.uuid()}`;
+  return `arn:aws:eks:${c.region}:${c.account}:access-entry/${c.name}/${kind}/${account}/${name}/${state.rng.uuid()}`;
 }
 
 /** EKS's default username: the assumed-role session for roles, the ARN for users, the node name for nodes. */
@@ -183,7 +183,7 @@ export function initAccess(state: SimState, c: ClusterRec, cfg: AccessConfigInpu
 
 /** The creator's entry with AmazonEKSClusterAdminPolicy, when the cluster was created with bootstrap. */
 export function bootstrapCreator(state: SimState, c: ClusterRec, rec: AccessRec): void {
-  const principalArn = callerArn(state);
+  const principalArn = c.creatorArn;
   if (!rec.bootstrap || rec.entries.has(principalArn)) return;
   const e = addEntry(state, c, { principalArn, type: 'STANDARD', kubernetesGroups: [], tags: {} });
   e.policies.set(CLUSTER_ADMIN_POLICY, {

@@ -27,6 +27,14 @@ export interface AddonHealthIssue {
   readonly message?: string;
 }
 
+/** One account as `accounts()` lists it: its quota, roles and cluster count per region. */
+export interface SimAccount {
+  readonly account: string;
+  readonly clustersPerRegion: number;
+  readonly roles: readonly { name: string; arn: string; externalId?: string }[];
+  readonly clusters: Record<string, number>;
+}
+
 /** The admin API refused a call: its HTTP status and the simulator's own message. */
 export class SimAdminError extends Error {
   override readonly name = 'SimAdminError';
@@ -120,6 +128,29 @@ export class SimAdminClient {
   /** Clears an add-on's health issues: a DEGRADED add-on returns to ACTIVE. */
   clearAddonHealth(cluster: string, addon: string): Promise<{ status: string }> {
     return this.call('DELETE', this.addonHealth(cluster, addon));
+  }
+  /**
+   * Creates (or replaces) a role in `account` that the simulator's STS lets anyone assume, presenting
+   * `externalId` when one is given. Returns the role's ARN.
+   */
+  async createRole(account: string, name: string, opts: { externalId?: string } = {}): Promise<string> {
+    const body = opts.externalId === undefined ? {} : { externalId: opts.externalId };
+    return (await this.call<{ arn: string }>('PUT', this.role(account, name), body)).arn;
+  }
+  /** Deletes a role: AssumeRole is refused from now on; credentials already issued keep working. */
+  deleteRole(account: string, name: string): Promise<unknown> {
+    return this.call('DELETE', this.role(account, name));
+  }
+  /** Sets one account's cluster quota per region (default: the simulator's `clustersPerRegion`). */
+  setClusterQuota(account: string, clustersPerRegion: number): Promise<unknown> {
+    return this.call('PUT', `accounts/${encodeURIComponent(account)}/quota`, { clustersPerRegion });
+  }
+  /** The default account and every account with a role or quota, with their clusters per region. */
+  async accounts(): Promise<SimAccount[]> {
+    return (await this.call<{ accounts: SimAccount[] }>('GET', 'accounts')).accounts;
+  }
+  private role(account: string, name: string): string {
+    return `accounts/${encodeURIComponent(account)}/roles/${encodeURIComponent(name)}`;
   }
   private addonHealth(cluster: string, addon: string): string {
     return `${this.cluster(cluster)}/addons/${encodeURIComponent(addon)}/health`;

@@ -3,6 +3,7 @@
  * injection per operation, clock control, reset, and call counts per operation. It is not part of
  * EKS; its errors are plain `{message}` bodies without `x-amzn-ErrorType`.
  */
+import { AccountInputError } from './accounts.js';
 import { ADDON_ISSUE_CODES, addonOf, clearAddonHealth, markAddonDegraded } from './addon-state.js';
 import {
   clearInsights,
@@ -323,6 +324,59 @@ function healAddon({ ctx: { state }, segs }: AdminRequest): unknown {
   return { ok: true, status: clearAddonHealth(state, segs[1]!, segs[3]!, segs[5]!).status };
 }
 
+/** An account's input refused by the registry, answered as a bad admin request. */
+function accountInput<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof AccountInputError) throw bad(e.message);
+    throw e;
+  }
+}
+
+/** Creates (or replaces) a role AssumeRole may assume; `externalId` makes its trust policy require one. */
+function putRole({ ctx: { state }, segs, body }: AdminRequest): unknown {
+  const externalId = optional(body, 'externalId');
+  const role = accountInput(() => state.accounts.putRole(segs[1]!, segs[3]!, externalId, state.rng));
+  return { ok: true, arn: role.arn };
+}
+
+function deleteRole({ ctx: { state }, segs }: AdminRequest): unknown {
+  if (!accountInput(() => state.accounts.deleteRole(segs[1]!, segs[3]!))) {
+    throw new SimError(404, 'AdminNotFound', `no role ${segs[3]} in account ${segs[1]}`);
+  }
+  return { ok: true };
+}
+
+function setQuota({ ctx: { state }, segs, body }: AdminRequest): unknown {
+  const n = body.clustersPerRegion;
+  if (typeof n !== 'number') throw bad('clustersPerRegion must be a number');
+  accountInput(() => state.accounts.setQuota(segs[1]!, n));
+  return { ok: true };
+}
+
+/** Every known account with its roles and its clusters per region; not an EKS shape. */
+function listAccounts({ ctx: { state } }: AdminRequest): unknown {
+  const clusters = state.allClusters();
+  return {
+    accounts: state.accounts.known().map((account) => {
+      const perRegion: Record<string, number> = {};
+      for (const c of clusters)
+        if (c.account === account) perRegion[c.region] = (perRegion[c.region] ?? 0) + 1;
+      return {
+        account,
+        clustersPerRegion: state.accounts.quota(account, state.config.clustersPerRegion),
+        roles: state.accounts.rolesOf(account).map((r) => ({
+          name: r.name,
+          arn: r.arn,
+          ...(r.externalId === undefined ? {} : { externalId: r.externalId }),
+        })),
+        clusters: perRegion,
+      };
+    }),
+  };
+}
+
 /** Keyed by method and path with region, cluster and node group names replaced by `:`. */
 const ADMIN_ROUTES: ReadonlyMap<string, AdminHandler> = new Map<string, AdminHandler>([
   ['GET health', () => ({ ok: true })],
@@ -345,10 +399,14 @@ const ADMIN_ROUTES: ReadonlyMap<string, AdminHandler> = new Map<string, AdminHan
   ['DELETE regions/:/clusters/:/insights', deleteInsights],
   ['PUT regions/:/clusters/:/addons/:/health', degradeAddon],
   ['DELETE regions/:/clusters/:/addons/:/health', healAddon],
+  ['GET accounts', listAccounts],
+  ['PUT accounts/:/roles/:', putRole],
+  ['DELETE accounts/:/roles/:', deleteRole],
+  ['PUT accounts/:/quota', setQuota],
 ]);
 
 /** Path segments followed by a name (replaced by `:` in the route key). */
-const NAMED = new Set(['regions', 'clusters', 'node-groups', 'addons']);
+const NAMED = new Set(['regions', 'clusters', 'node-groups', 'addons', 'accounts', 'roles']);
 
 /** Routes `/_sim/...`; `segs` are the decoded path segments after `_sim`. */
 export function handleAdmin(ctx: AdminContext, method: string, segs: string[], b: Body): unknown {

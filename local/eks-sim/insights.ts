@@ -200,7 +200,7 @@ function filterList(
 }
 
 export const listInsights: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   ensureStandard(r.state, c);
   const raw = r.body.filter ?? {};
   if (typeof raw !== 'object' || raw === null) throw invalidParameter('filter must be an object'); // [sim]
@@ -225,7 +225,7 @@ export const listInsights: Handler = (r) => {
 };
 
 export const describeInsight: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   ensureStandard(r.state, c);
   const id = param(r, 'id');
   const i = insightsOf(c).get(id);

@@ -45,6 +45,8 @@ export interface SimConfig {
    * behind (`n-3`). CloudOrch must work under both, so the strict one is the default.
    */
   readonly nodegroupSkew: 'strict-match' | 'n-3';
+  /** Service quota "Clusters" per account and region (EKS default 100); the admin API can set one account's. */
+  readonly clustersPerRegion: number;
   readonly durations: Durations;
 }
 
@@ -56,6 +58,7 @@ export const DEFAULT_CONFIG: SimConfig = {
   supportedVersions: ['1.28', '1.29', '1.30', '1.31', '1.32', '1.33', '1.34', '1.35'],
   defaultVersion: '1.33',
   nodegroupSkew: 'strict-match',
+  clustersPerRegion: 100,
   durations: DEFAULT_DURATIONS,
 };
 
@@ -126,6 +129,10 @@ export interface NodegroupRec {
 export interface ClusterRec {
   readonly name: string;
   readonly arn: string;
+  /** The account the cluster lives in: the caller's (docs/eks-api.md, accounts). */
+  readonly account: string;
+  /** The IAM principal that created it: its access entry when the creator is bootstrapped. */
+  readonly creatorArn: string;
   readonly region: string;
   version: string;
   platformVersion: string;

@@ -98,7 +98,7 @@ function checkAddonName(name: string, extra: Extra): void {
 
 export const createAddon: Handler = (r) => {
   const { state, body: b } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
+  const c = state.cluster(r.region, param(r, 'name'), r.caller.account);
   const name = requireString(b, 'addonName');
   const extra: Extra = { clusterName: c.name, addonName: name };
   checkAddonName(name, extra);
@@ -116,7 +116,7 @@ export const createAddon: Handler = (r) => {
     if (requested !== undefined) checkVersion(state, c, name, requested, extra);
     const version = requested ?? (defaultVersion(name, c.version, state.config.supportedVersions) as string);
     const now = state.now();
-    const arn = `arn:aws:eks:${r.region}:${state.config.accountId}:addon/${c.name}/${name}/${state.rng.uuid()}`;
+    const arn = `arn:aws:eks:${r.region}:${c.account}:addon/${c.name}/${name}/${state.rng.uuid()}`;
     const owner = { ownerArn: arn, namespace: ADDON_NAMESPACE };
     const a: AddonRec = {
       name,
@@ -140,12 +140,12 @@ export const createAddon: Handler = (r) => {
 };
 
 export const describeAddon: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   return { addon: addonJson(addonOf(r.state, c, param(r, 'addonName'))) };
 };
 
 export const listAddons: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const { items, nextToken } = page([...addonsOf(r.state, c).keys()], r.query);
   return { addons: items, ...(nextToken ? { nextToken } : {}) };
 };
@@ -170,7 +170,7 @@ function updateParams(b: Readonly<Record<string, unknown>>): { type: string; val
 
 export const updateAddon: Handler = (r) => {
   const { state, body: b } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
+  const c = state.cluster(r.region, param(r, 'name'), r.caller.account);
   const a = addonOf(state, c, param(r, 'addonName'));
   const extra: Extra = { clusterName: c.name, addonName: a.name };
   const requested = optionalString(b, 'addonVersion');
@@ -220,7 +220,7 @@ export const updateAddon: Handler = (r) => {
 };
 
 export const deleteAddon: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const a = addonOf(r.state, c, param(r, 'addonName'));
   if (a.status !== 'DELETING') {
     a.status = 'DELETING';

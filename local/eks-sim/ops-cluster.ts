@@ -26,7 +26,6 @@ import {
   inProgress,
   inUse,
   invalidParameter,
-  MAX_CLUSTERS_PER_REGION,
   MAX_TAGS,
   requireString,
 } from './rules.js';
@@ -51,9 +50,10 @@ export const createCluster: Handler = (r) => {
   const accessConfig = parseAccessConfig(b.accessConfig);
   const { state, region } = r;
   return state.idempotent(tokenKey(r, 'CreateCluster', name), fingerprint(r), () => {
-    const clusters = state.clusters(region);
+    const { account, principalArn } = r.caller;
+    const clusters = state.clusters(region, account);
     if (clusters.has(name)) throw inUse(`Cluster already exists with name: ${name}`, { clusterName: name }); // [real]
-    if (clusters.size >= MAX_CLUSTERS_PER_REGION) {
+    if (clusters.size >= state.accounts.quota(account, state.config.clustersPerRegion)) {
       throw new SimError(400, 'ResourceLimitExceededException', 'Clusters per region limit exceeded', {
         clusterName: name,
       }); // [sim]
@@ -62,7 +62,9 @@ export const createCluster: Handler = (r) => {
     const token = optionalString(b, 'clientRequestToken');
     const rec: ClusterRec = {
       name,
-      arn: `arn:aws:eks:${region}:${state.config.accountId}:cluster/${name}`,
+      arn: `arn:aws:eks:${region}:${account}:cluster/${name}`,
+      account,
+      creatorArn: principalArn,
       region,
       version,
       platformVersion: 'eks.1',
@@ -92,17 +94,17 @@ export const createCluster: Handler = (r) => {
 };
 
 export const describeCluster: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   return { cluster: { ...clusterJson(c), ...accessConfigJson(r.state, c) } };
 };
 
 export const listClusters: Handler = (r) => {
-  const { items, nextToken } = page([...r.state.clusters(r.region).keys()], r.query);
+  const { items, nextToken } = page([...r.state.clusters(r.region, r.caller.account).keys()], r.query);
   return { clusters: items, ...(nextToken ? { nextToken } : {}) };
 };
 
 export const deleteCluster: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   // [real] moto CLUSTER_IN_USE_MSG; CAPA#2176. Node groups that are still DELETING count as attached.
   if (c.nodegroups.size > 0) throw inUse('Cluster has nodegroups attached', { clusterName: c.name });
   const u = inProgress(c);
@@ -116,7 +118,7 @@ export const deleteCluster: Handler = (r) => {
 
 export const updateClusterVersion: Handler = (r) => {
   const { state } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
+  const c = state.cluster(r.region, param(r, 'name'), r.caller.account);
   const to = requireString(r.body, 'version');
   checkSupportedVersion(to, state.config.supportedVersions);
   return state.idempotent(tokenKey(r, 'UpdateClusterVersion', c.name), fingerprint(r), () => {
@@ -175,7 +177,7 @@ function scopedUpdates(r: Parameters<Handler>[0], c: ClusterRec): ScopedUpdate[]
 }
 
 export const listUpdates: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const { items, nextToken } = page(
     scopedUpdates(r, c).map((u) => u.id),
     r.query,
@@ -184,7 +186,7 @@ export const listUpdates: Handler = (r) => {
 };
 
 export const describeUpdate: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const id = param(r, 'updateId');
   const u = scopedUpdates(r, c).find((x) => x.id === id);
   if (!u)
@@ -195,7 +197,7 @@ export const describeUpdate: Handler = (r) => {
 };
 
 /**
- * The tag target: a cluster, node group, add-on or access entry ARN of this region. Tag APIs use
+ * The tag target: a cluster, node group, add-on or access entry ARN of this region and the caller's account. Tag APIs use
  * their own error types.
  */
 function taggable(r: Parameters<Handler>[0]): { tags: Record<string, string> } {
@@ -205,7 +207,8 @@ function taggable(r: Parameters<Handler>[0]): { tags: Record<string, string> } {
   );
   if (!m) throw new SimError(400, 'BadRequestException', `${arn} is not a valid resource ARN`); // [sim]
   const notFound = new SimError(404, 'NotFoundException', `Resource ${arn} was not found`); // [sim]
-  const c = r.state.clusters(m[1] as string).get(m[4] as string);
+  // Only the caller's own account: another account's ARN is not found, its ARN check below fails.
+  const c = r.state.clusters(m[1] as string, r.caller.account).get(m[4] as string);
   if (!c) throw notFound;
   const found = ((): { arn: string; tags: Record<string, string> } | undefined => {
     switch (m[3]) {

@@ -96,7 +96,7 @@ function createSpec(b: Readonly<Record<string, unknown>>, extra: SimError['extra
 
 export const createNodegroup: Handler = (r) => {
   const { state, body: b } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
+  const c = state.cluster(r.region, param(r, 'name'), r.caller.account);
   const name = requireString(b, 'nodegroupName');
   checkName('nodegroup', name);
   const extra = { clusterName: c.name, nodegroupName: name };
@@ -127,7 +127,7 @@ export const createNodegroup: Handler = (r) => {
     const now = state.now();
     const rec: NodegroupRec = {
       name,
-      arn: `arn:aws:eks:${r.region}:${state.config.accountId}:nodegroup/${c.name}/${name}/${state.rng.uuid()}`,
+      arn: `arn:aws:eks:${r.region}:${c.account}:nodegroup/${c.name}/${name}/${state.rng.uuid()}`,
       clusterName: c.name,
       version: c.version,
       releaseVersion: releaseFor(c.version),
@@ -147,18 +147,18 @@ export const createNodegroup: Handler = (r) => {
 };
 
 export const describeNodegroup: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   return { nodegroup: nodegroupJson(r.state.nodegroup(c, param(r, 'nodegroupName'))) };
 };
 
 export const listNodegroups: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const { items, nextToken } = page([...c.nodegroups.keys()], r.query);
   return { nodegroups: items, ...(nextToken ? { nextToken } : {}) };
 };
 
 export const deleteNodegroup: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const ng = r.state.nodegroup(c, param(r, 'nodegroupName'));
   if (ng.status !== 'DELETING') {
     ng.status = 'DELETING';
@@ -201,7 +201,7 @@ const CONFIG_MEMBERS = ['scalingConfig', 'labels', 'taints', 'updateConfig'];
 
 export const updateNodegroupConfig: Handler = (r) => {
   const { state, body: b } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
+  const c = state.cluster(r.region, param(r, 'name'), r.caller.account);
   const ng = state.nodegroup(c, param(r, 'nodegroupName'));
   const extra = { clusterName: c.name, nodegroupName: ng.name };
   checkNoImmutableFields(b, c.name, ng.name);
@@ -266,7 +266,7 @@ export const updateNodegroupConfig: Handler = (r) => {
 
 export const updateNodegroupVersion: Handler = (r) => {
   const { state, body: b } = r;
-  const c = state.cluster(r.region, param(r, 'name'));
+  const c = state.cluster(r.region, param(r, 'name'), r.caller.account);
   const ng = state.nodegroup(c, param(r, 'nodegroupName'));
   const extra = { clusterName: c.name, nodegroupName: ng.name };
   if ('launchTemplate' in b)

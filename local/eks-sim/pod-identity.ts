@@ -51,7 +51,7 @@ export function createAssociations(
     const id = `a-${state.rng.hex(17)}`;
     const rec: AssociationRec = {
       id,
-      arn: `arn:aws:eks:${region}:${state.config.accountId}:podidentityassociation/${c.name}/${id}`,
+      arn: `arn:aws:eks:${region}:${c.account}:podidentityassociation/${c.name}/${id}`,
       clusterName: c.name,
       namespace: owner.namespace,
       serviceAccount: e.serviceAccount,
@@ -73,7 +73,7 @@ export function removeAssociations(c: ClusterRec, arns: readonly string[]): void
 const seconds = (ms: number) => ms / 1000;
 
 export const describePodIdentityAssociation: Handler = (r) => {
-  const c = r.state.cluster(r.region, param(r, 'name'));
+  const c = r.state.cluster(r.region, param(r, 'name'), r.caller.account);
   const id = param(r, 'associationId');
   const a = associationsOf(c).get(id);
   if (!a) {

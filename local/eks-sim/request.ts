@@ -1,4 +1,5 @@
 /** What every operation handler receives, and the small parsing helpers they share. */
+import type { Caller } from './accounts.js';
 import { SimError } from './model.js';
 import { invalidParameter } from './rules.js';
 import type { SimState } from './state.js';
@@ -6,6 +7,8 @@ import type { SimState } from './state.js';
 export interface Req {
   readonly state: SimState;
   readonly region: string;
+  /** The signer: its account holds every resource the request names. */
+  readonly caller: Caller;
   /** Path labels, already URL-decoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
@@ -44,7 +47,7 @@ export function stringList(v: unknown, key: string): string[] {
 /** Idempotency-token scope: the same token means the same request only for the same operation and target. */
 export function tokenKey(r: Req, op: string, target: string): string | undefined {
   const token = optionalString(r.body, 'clientRequestToken');
-  return token === undefined ? undefined : `${r.region}|${op}|${target}|${token}`;
+  return token === undefined ? undefined : `${r.caller.account}|${r.region}|${op}|${target}|${token}`;
 }
 
 export function fingerprint(r: Req): string {

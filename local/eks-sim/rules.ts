@@ -11,7 +11,6 @@ const VERSION = /^(\d+)\.(\d+)$/;
 
 export const MAX_TAGS = 50;
 export const MAX_NODEGROUPS_PER_CLUSTER = 30;
-export const MAX_CLUSTERS_PER_REGION = 100;
 /** Service quota "Nodes per managed node group" (L-BD136A63): 450 by default. */
 export const MAX_NODES_PER_NODEGROUP = 450;
 

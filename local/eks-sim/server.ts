@@ -2,7 +2,8 @@
  * The EKS simulator's HTTP server: EKS's REST-JSON routes (docs/eks-api.md §2), 200 with wrapper objects,
  * errors as `x-amzn-ErrorType` plus `{"message"}` with EKS's status codes, so the unchanged SDK client
  * runs against it through `endpoint`. SigV4 headers are accepted unverified; the region comes from
- * the credential scope. A development tool: nothing starts it unless configured explicitly.
+ * the credential scope and the account from the access key id (accounts.ts). STS's AssumeRole is served
+ * on the same endpoint (sts.ts). A development tool: nothing starts it unless configured explicitly.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,7 @@ import * as ng from './ops-nodegroup.js';
 import { POD_IDENTITY_ROUTES } from './pod-identity.js';
 import { CLUSTER_PATH, type Route } from './route.js';
 import { type SimOptions, SimState } from './state.js';
+import { errorXml, handleSts, StsError } from './sts.js';
 
 const C = CLUSTER_PATH;
 const NG = [...C, 'node-groups', ':nodegroupName'] as const;
@@ -69,10 +71,19 @@ function regionOf(req: IncomingMessage, fallback: string): string {
   return m?.[1] ?? fallback;
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** `Credential=AKID/...` -> `AKID`: the key that says which account the request acts in. */
+function accessKeyOf(req: IncomingMessage): string | undefined {
+  return /Credential=([^/,\s]+)\//.exec(req.headers.authorization ?? '')?.[1];
+}
+
+async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const text = await readText(req);
   if (text.trim() === '') return {};
   try {
     const v: unknown = JSON.parse(text);
@@ -101,13 +112,20 @@ export interface StartOptions extends SimOptions {
 
 type Send = (res: ServerResponse, status: number, body: unknown, errorType?: string) => void;
 
-/** Every answer carries an `x-amzn-requestid`, numbered per simulator. */
-function responder(): Send {
-  let seq = 0;
+/** Request ids, numbered per simulator across EKS, STS and admin answers. */
+class RequestIds {
+  private seq = 0;
+  next(): string {
+    return `sim-${String(++this.seq).padStart(8, '0')}`;
+  }
+}
+
+/** Every answer carries an `x-amzn-requestid`. */
+function responder(ids: RequestIds): Send {
   return (res, status, body, errorType) => {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      'x-amzn-requestid': `sim-${String(++seq).padStart(8, '0')}`,
+      'x-amzn-requestid': ids.next(),
     };
     if (errorType) headers['x-amzn-errortype'] = errorType;
     res.writeHead(status, headers).end(JSON.stringify(body));
@@ -156,6 +174,7 @@ function runOperation(sim: AdminContext, op: string, m: ReturnType<typeof match>
     const out = m.route[3]({
       state,
       region: regionOf(call.req, state.config.defaultRegion),
+      caller: state.accounts.caller(accessKeyOf(call.req)),
       params: m.params,
       query: call.url.searchParams,
       body: call.body,
@@ -168,14 +187,45 @@ function runOperation(sim: AdminContext, op: string, m: ReturnType<typeof match>
   }
 }
 
-async function handle(
+/** STS's query protocol: a form-encoded POST to `/` (EKS's routes all have a path). */
+function isSts(req: IncomingMessage, segs: readonly string[]): boolean {
+  const type = req.headers['content-type'] ?? '';
+  return req.method === 'POST' && segs.length === 0 && type.startsWith('application/x-www-form-urlencoded');
+}
+
+/** Answers one STS request in XML, counting it under its action like an EKS operation. */
+async function handleStsRequest(
   sim: AdminContext,
-  send: Send,
+  ids: RequestIds,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  const form = new URLSearchParams(await readText(req));
+  const op = form.get('Action') ?? 'Unknown';
+  const requestId = ids.next();
+  const headers = { 'content-type': 'text/xml', 'x-amzn-requestid': requestId };
+  sim.state.tick();
+  try {
+    const xml = handleSts(sim.state, sim.state.accounts.caller(accessKeyOf(req)), form, requestId);
+    sim.counters.record(op, 'succeeded');
+    res.writeHead(200, headers).end(xml);
+  } catch (e) {
+    if (!(e instanceof StsError)) throw e;
+    sim.counters.record(op, 'rejected');
+    res.writeHead(e.status, headers).end(errorXml(e, requestId));
+  }
+}
+
+async function handle(
+  sim: AdminContext,
+  ids: RequestIds,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const send = responder(ids);
   const url = new URL(req.url ?? '/', 'http://sim');
   const segs = pathSegments(url);
+  if (isSts(req, segs)) return handleStsRequest(sim, ids, req, res);
   const method = req.method ?? 'GET';
   const body = await readJson(req);
   if (segs[0] === '_sim') {
@@ -205,10 +255,11 @@ export async function startEksSimulator(opts: StartOptions = {}): Promise<EksSim
   const faults = new Faults(state.config.seed);
   const counters = new Counters();
   const sim: AdminContext = { state, faults, counters };
-  const send = responder();
+  const ids = new RequestIds();
+  const send = responder(ids);
 
   const server = createServer((req, res) => {
-    handle(sim, send, req, res).catch((e: unknown) => {
+    handle(sim, ids, req, res).catch((e: unknown) => {
       if (e instanceof SimError) return sendError(send, res, e);
       send(res, 500, { message: `simulator bug: ${(e as Error)?.message ?? String(e)}` }, 'ServerException');
     });

@@ -1,8 +1,9 @@
 /**
- * The simulator's state: clusters per region, a clock with a speed factor (plus an admin offset so
+ * The simulator's state: clusters per account and region, the accounts' roles and issued credentials, a clock with a speed factor (plus an admin offset so
  * tests can jump ahead without waiting), lazily applied transitions, and the idempotency-token store.
  * Everything random comes from one seeded PRNG, so a run is reproducible under its seed.
  */
+import { Accounts } from './accounts.js';
 import {
   type ClusterRec,
   DEFAULT_CONFIG,
@@ -42,13 +43,23 @@ export class SimState {
   private readonly clock: () => number;
   private offset = 0;
   rng: Prng;
+  /** Keyed by `account|region`. */
   private regions = new Map<string, Map<string, ClusterRec>>();
   private tokens = new Map<string, StoredResponse>();
+  readonly accounts: Accounts;
 
   constructor(opts: SimOptions = {}) {
     this.config = resolveConfig(opts);
     this.clock = opts.clock ?? Date.now;
     this.rng = new Prng(this.config.seed);
+    const account = this.config.accountId;
+    // The fixed, clearly simulated role every request not signed with issued credentials comes from.
+    this.accounts = new Accounts(account, {
+      account,
+      principalArn: `arn:aws:iam::${account}:role/eks-sim-caller`,
+      arn: `arn:aws:sts::${account}:assumed-role/eks-sim-caller/eks-sim`,
+      userId: 'AROAEKSSIMCALLER00000:eks-sim',
+    });
   }
 
   now(): number {
@@ -68,15 +79,18 @@ export class SimState {
   reset(seed = this.config.seed): void {
     this.regions.clear();
     this.tokens.clear();
+    this.accounts.reset();
     this.offset = 0;
     this.rng = new Prng(seed);
   }
 
-  clusters(region: string): Map<string, ClusterRec> {
-    let m = this.regions.get(region);
+  /** The clusters of one region of one account (the default account unless named). */
+  clusters(region: string, account = this.config.accountId): Map<string, ClusterRec> {
+    const key = `${account}|${region}`;
+    let m = this.regions.get(key);
     if (!m) {
       m = new Map();
-      this.regions.set(region, m);
+      this.regions.set(key, m);
     }
     return m;
   }
@@ -85,8 +99,8 @@ export class SimState {
     return [...this.regions.values()].flatMap((m) => [...m.values()]);
   }
 
-  cluster(region: string, name: string): ClusterRec {
-    const c = this.clusters(region).get(name);
+  cluster(region: string, name: string, account = this.config.accountId): ClusterRec {
+    const c = this.clusters(region, account).get(name);
     if (!c) throw clusterNotFound(name);
     return c;
   }
@@ -122,7 +136,7 @@ export class SimState {
   /** Applies every transition and update completion that is due. Called before each request. */
   tick(): void {
     const now = this.now();
-    for (const [region, clusters] of this.regions) {
+    for (const [key, clusters] of this.regions) {
       for (const c of [...clusters.values()]) {
         this.tickUpdates(c, now);
         for (const ng of [...c.nodegroups.values()]) {
@@ -138,7 +152,7 @@ export class SimState {
           c.transition = undefined;
         }
       }
-      if (clusters.size === 0) this.regions.delete(region);
+      if (clusters.size === 0) this.regions.delete(key);
     }
   }
 
