@@ -21,6 +21,13 @@ export const ENV = {
   ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
   /** EKS HTTP attempts per second per region for this function (unset: no client-side limit). */
   eksCallsPerSecond: 'CLOUDORCH_EKS_CALLS_PER_SECOND',
+  /**
+   * The role this function assumes in a target account other than the stack's (`spec.accountId`):
+   * a read-only role for the observe side, a mutating one for apply. Unset: no other account.
+   */
+  targetRoleName: 'CLOUDORCH_TARGET_ROLE_NAME',
+  /** The stack's own account: a spec naming it is refused (leave accountId out instead). */
+  ownAccountId: 'CLOUDORCH_ACCOUNT_ID',
   /** An EKS endpoint other than AWS's (the simulator); never set by the stack. */
   eksEndpoint: 'CLOUDORCH_EKS_ENDPOINT',
   /** `s3://bucket/key` of the policy bundle (AWS). */

@@ -179,6 +179,12 @@ const AWS_ERROR_RULES: Readonly<Record<string, Rule>> = {
     remediation:
       "EKS rejected the call (often permissions or an invalid id). Check the message and CloudOrch's IAM role.",
   },
+  // STS's code (EKS says AccessDeniedException): assuming a target account's role was refused.
+  AccessDenied: {
+    kind: 'Permanent',
+    remediation:
+      "AWS refused to let CloudOrch assume the target account's role. Create the role there, trusting CloudOrch's function role, and let that function assume it.",
+  },
   AccessDeniedException: {
     kind: 'Permanent',
     remediation:

@@ -19,6 +19,21 @@ import type { MutatingOperation } from './plan/types.js';
 export interface ClusterRef {
   readonly clusterName: string;
   readonly region: string;
+  /** The target account (`spec.accountId`); absent: the stack's own account. */
+  readonly accountId?: string | undefined;
+}
+
+/** The target a spec names, as the provider reaches it. */
+export function refOf(spec: {
+  clusterName: string;
+  region: string;
+  accountId?: string | undefined;
+}): ClusterRef {
+  return {
+    clusterName: spec.clusterName,
+    region: spec.region,
+    ...(spec.accountId !== undefined ? { accountId: spec.accountId } : {}),
+  };
 }
 
 /** An update EKS accepted earlier, to be followed with DescribeUpdate. */

@@ -5,12 +5,13 @@
 export const DEFAULT_ACCOUNT = 'default';
 
 export interface Target {
-  readonly account?: string;
+  /** `spec.accountId`; absent: the stack's own account. */
+  readonly accountId?: string | undefined;
   readonly region: string;
   readonly clusterName: string;
 }
 
 /** `account/region/clusterName`: how a target is named in messages and compared. */
 export function describeTarget(t: Target): string {
-  return `${t.account ?? DEFAULT_ACCOUNT}/${t.region}/${t.clusterName}`;
+  return `${t.accountId ?? DEFAULT_ACCOUNT}/${t.region}/${t.clusterName}`;
 }

@@ -18,6 +18,11 @@ export const HTTP_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 15_000 
 /** Session length for assumed roles; the SDK refreshes before expiry. */
 const ASSUME_ROLE_SECONDS = 3600;
 
+/** The role CloudOrch assumes in a target account: one name per function side, in every account. */
+export function targetRoleArn(accountId: string, roleName: string): string {
+  return `arn:aws:iam::${accountId}:role/${roleName}`;
+}
+
 export interface EksClientOptions {
   /** Explicit endpoint (e.g. the simulator). Default: `process.env.CLOUDORCH_EKS_ENDPOINT`, else AWS. */
   readonly endpoint?: string;
@@ -96,7 +101,8 @@ export class EksClients {
           DurationSeconds: ASSUME_ROLE_SECONDS,
         },
         ...(typeof base === 'object' || typeof base === 'function' ? { masterCredentials: base } : {}),
-        clientConfig: { region },
+        // Only explicit configuration points STS elsewhere: locally the simulator answers AssumeRole.
+        clientConfig: { region, ...(this.endpoint ? { endpoint: this.endpoint } : {}) },
       }),
     };
   }

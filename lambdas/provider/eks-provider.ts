@@ -27,10 +27,12 @@ import {
   ListNodegroupsCommand,
   type Nodegroup,
 } from '@aws-sdk/client-eks';
+import { ENV } from '../config.js';
+import { PermanentError } from '../core/errors.js';
 import type { Observation } from '../core/observation.js';
 import type { MutatingOperation } from '../core/plan/types.js';
 import type { ApplyResult, ClusterProvider, ClusterRef, ObserveOptions } from '../core/provider.js';
-import { type EksClientOptions, EksClients } from './clients.js';
+import { type EksClientOptions, EksClients, targetRoleArn } from './clients.js';
 import { call, unlessGone } from './eks-calls.js';
 import { explainDenied } from './errors.js';
 import { readAccessEntries } from './observe-access.js';
@@ -47,8 +49,15 @@ export { OBSERVE_LIMITS, type ObservedParts, observeCallBound } from './observe-
 
 /** No deployment defaults here: the planner resolves them into the operations it plans. */
 export interface EksProviderOptions extends EksClientOptions {
-  /** The role to assume in the target account. */
+  /** The role to assume for targets in the stack's own account (tests; the stack uses none). */
   readonly assumeRoleArn?: string;
+  /**
+   * The role name this function assumes in another target account (`spec.accountId`), as
+   * `arn:aws:iam::<account>:role/<name>`. Absent: targets in other accounts are refused.
+   */
+  readonly targetRoleName?: string;
+  /** The stack's own account: a target naming it explicitly is refused (leave accountId out). */
+  readonly ownAccountId?: string;
   /** A shared client cache (one per process); by default the provider owns one. */
   readonly clients?: EksClients;
 }
@@ -76,17 +85,48 @@ export class EksProvider implements ClusterProvider {
   readonly clients: EksClients;
   private readonly roleArn: string | undefined;
 
+  private readonly targetRoleName: string | undefined;
+  private readonly ownAccountId: string | undefined;
+
   constructor(opts: EksProviderOptions = {}) {
     this.clients = opts.clients ?? new EksClients(opts);
     this.roleArn = opts.assumeRoleArn;
+    this.targetRoleName = opts.targetRoleName;
+    this.ownAccountId = opts.ownAccountId;
   }
 
-  private client(region: string): EKSClient {
-    return this.clients.forRegion(region, this.roleArn);
+  /** The client for a target: its region, and the role in its account when that is not the stack's. */
+  private client(region: string, accountId?: string): EKSClient {
+    return this.clients.forRegion(
+      region,
+      accountId === undefined ? this.roleArn : this.targetRole(accountId),
+    );
+  }
+
+  private targetRole(accountId: string): string {
+    if (accountId === this.ownAccountId)
+      throw new PermanentError(`spec.accountId ${accountId} is the stack's own account`, {
+        code: 'OwnAccountNamed',
+        remediation:
+          "Leave spec.accountId out for clusters in CloudOrch's own account: one cluster has one target, and a record naming the account would be a second one.",
+      });
+    if (!this.targetRoleName)
+      throw new PermanentError(`cluster in account ${accountId}: this deployment manages no other account`, {
+        code: 'NoTargetAccounts',
+        remediation: `This deployment reaches no other account: its functions have no target role name (${ENV.targetRoleName}). Leave spec.accountId out to manage the cluster in CloudOrch's own account.`,
+      });
+    return targetRoleArn(accountId, this.targetRoleName);
   }
 
   async observe(ref: ClusterRef, opts: ObserveOptions = {}): Promise<Observation> {
-    const client = this.client(ref.region);
+    try {
+      return await this.observeWith(this.client(ref.region, ref.accountId), ref, opts);
+    } catch (e) {
+      throw this.explainAssumeDenied(ref.accountId, e);
+    }
+  }
+
+  private async observeWith(client: EKSClient, ref: ClusterRef, opts: ObserveOptions): Promise<Observation> {
     const observedAt = new Date().toISOString();
     const gone: Observation = { cluster: null, nodegroups: [], observedAt };
     const name = ref.clusterName;
@@ -181,9 +221,20 @@ export class EksProvider implements ClusterProvider {
 
   async apply(op: MutatingOperation): Promise<ApplyResult> {
     try {
-      return await call(() => applyOperation(this.client(op.region), op));
+      return await call(() => applyOperation(this.client(op.region, op.accountId), op));
     } catch (e) {
-      throw explainDenied(op, e);
+      throw explainDenied(op, this.explainAssumeDenied(op.accountId, e));
     }
+  }
+
+  /** STS refusing the target account's role: a permanent error naming the role to create or allow. */
+  private explainAssumeDenied(accountId: string | undefined, e: unknown): unknown {
+    if (accountId === undefined || !(e instanceof PermanentError) || e.code !== 'AccessDenied') return e;
+    const role = targetRoleArn(accountId, this.targetRoleName ?? '');
+    return new PermanentError(`cannot assume ${role} in account ${accountId}: ${e.message}`, {
+      code: 'AssumeRoleDenied',
+      cause: e,
+      remediation: `Create ${role} in account ${accountId}, trusting CloudOrch's function role, and let that function assume it (sts:AssumeRole).`,
+    });
   }
 }

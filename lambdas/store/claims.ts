@@ -11,7 +11,7 @@ export { describeTarget, type Target } from '../core/target.js';
 const PREFIX = 'claim#';
 
 export function claimId(t: Target): string {
-  return `${PREFIX}${t.account ?? DEFAULT_ACCOUNT}#${t.region}#${t.clusterName}`;
+  return `${PREFIX}${t.accountId ?? DEFAULT_ACCOUNT}#${t.region}#${t.clusterName}`;
 }
 
 export function isClaimId(id: string): boolean {

@@ -572,6 +572,7 @@ describe('spec JSON Schema export', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
         'access',
+        'accountId',
         'addons',
         'adopt',
         'clusterName',

@@ -5,7 +5,11 @@ import type { Desired, Impossible, MutatingOperation, UpgradeWarning, Wait } fro
 /** What every stage reads: the field context, the record, and where its calls go. */
 export interface PlanContext extends FieldContext {
   readonly d: Desired;
-  readonly base: { readonly clusterName: string; readonly region: string };
+  readonly base: {
+    readonly clusterName: string;
+    readonly region: string;
+    readonly accountId?: string;
+  };
 }
 
 /**

@@ -26,14 +26,15 @@ import type { Decision, PlanContext, Stage } from './converge-types.js';
 import { FIELD_TABLE, fieldContext, unconvergeableDifferences } from './fields.js';
 import { busy, impossible, type Step } from './guards.js';
 import { withToken } from './tokens.js';
-import type {
-  BlockingInsight,
-  Desired,
-  Impossible,
-  MutatingOperation,
-  PlanDefaults,
-  UpgradeGate,
-  Wait,
+import {
+  type BlockingInsight,
+  baseOf,
+  type Desired,
+  type Impossible,
+  type MutatingOperation,
+  type PlanDefaults,
+  type UpgradeGate,
+  type Wait,
 } from './types.js';
 
 /** The values each stage acts on: the same ones its field's rule compares for drift. */
@@ -246,7 +247,7 @@ export function convergeStep(d: Desired, c: ObservedCluster, o: Observation, def
   const x: PlanContext = {
     ...fieldContext(d.spec, c, o.nodegroups, defaults, o),
     d,
-    base: { clusterName: c.name, region: c.region },
+    base: baseOf({ clusterName: c.name, region: c.region, accountId: d.spec.accountId }),
   };
   const found: Impossible[] = [];
   for (const stage of STAGES) {

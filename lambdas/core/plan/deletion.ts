@@ -6,7 +6,7 @@
 import type { Observation } from '../observation.js';
 import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
 import { busy, impossible, ownershipBlock, type Step } from './guards.js';
-import type { Desired } from './types.js';
+import { baseOf, type Desired } from './types.js';
 
 export function deletionStep(d: Desired, o: Observation): Step {
   const c = o.cluster;
@@ -33,7 +33,7 @@ export function deletionStep(d: Desired, o: Observation): Step {
     const block = ownershipBlock({ ...d, spec: { ...d.spec, adopt: false } }, c);
     return { impossible: block ? [block] : [], next: null };
   }
-  const base = { clusterName: c.name, region: c.region };
+  const base = baseOf({ clusterName: c.name, region: c.region, accountId: d.spec.accountId });
   if (d.spec.deletionPolicy === 'Retain') {
     return {
       impossible: [],

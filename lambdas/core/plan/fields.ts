@@ -89,6 +89,7 @@ export type FieldRule = RuleBase &
 
 export const FIELD_TABLE = {
   provider: { convergence: 'behaviour', observedAs: '(selects the provider)', via: [] },
+  accountId: { convergence: 'identity', observedAs: 'the account whose role CloudOrch assumes', via: [] },
   region: { convergence: 'identity', observedAs: 'cluster.arn region', via: [] },
   clusterName: { convergence: 'identity', observedAs: 'cluster.name', via: [] },
   kubernetesVersion: {

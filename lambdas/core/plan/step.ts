@@ -10,7 +10,7 @@ import { deletionStep } from './deletion.js';
 import type { Step } from './guards.js';
 import { claimBlock, impossible, ownershipBlock } from './guards.js';
 import { withToken } from './tokens.js';
-import type { Desired, Impossible, PlanDefaults } from './types.js';
+import { baseOf, type Desired, type Impossible, type PlanDefaults } from './types.js';
 
 export type { Step } from './guards.js';
 
@@ -46,8 +46,7 @@ function createCluster(d: Desired, defaults: PlanDefaults): Step {
   if (blockers.length > 0) return none(blockers);
   const op = {
     kind: 'CreateCluster',
-    clusterName: spec.clusterName,
-    region: spec.region,
+    ...baseOf(spec),
     version: spec.kubernetesVersion,
     roleArn,
     subnetIds,

@@ -37,6 +37,17 @@ export interface PlanDefaults {
 interface Base {
   readonly clusterName: string;
   readonly region: string;
+  /** The target account (`spec.accountId`); absent: the stack's own account. */
+  readonly accountId?: string;
+}
+
+/** Where an operation's call goes: the target's cluster name, region and account (when not the stack's). */
+export function baseOf(spec: { clusterName: string; region: string; accountId?: string | undefined }): Base {
+  return {
+    clusterName: spec.clusterName,
+    region: spec.region,
+    ...(spec.accountId !== undefined ? { accountId: spec.accountId } : {}),
+  };
 }
 
 /** Create and update calls carry a deterministic idempotency token (see tokens.ts). */

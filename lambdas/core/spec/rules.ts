@@ -22,6 +22,8 @@ export const LIMITS = {
   subnets: { min: 2, max: 16, pattern: /^subnet-[0-9a-f]{8,17}$/ },
   securityGroups: { max: 5, pattern: /^sg-[0-9a-f]{8,17}$/ },
   roleArn: /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
+  /** An AWS account id: 12 digits. */
+  accountId: /^\d{12}$/,
   /** Node pools (`spec.nodeGroups`): the default quota of 30 managed node groups per cluster, EKS's rules for their parts. */
   pool: {
     /**

@@ -113,6 +113,12 @@ const specObject = z.strictObject(
     provider: z.literal('aws', {
       error: 'provider must be "aws" (the only provider CloudOrch implements)',
     }),
+    // Absent: the stack's own account (records from before accounts are unchanged). Another account
+    // is reached by assuming CloudOrch's role there (see provider/clients.ts).
+    accountId: z
+      .string({ error: 'accountId must be a string of 12 digits (quote it in YAML)' })
+      .regex(LIMITS.accountId, { error: 'accountId must be a 12-digit AWS account id' })
+      .optional(),
     region: z.enum(catalog.regions as [string, ...string[]], {
       error: (iss) =>
         `region ${JSON.stringify(iss.input)} is not in the allowed regions (${catalog.regions.join(', ')})`,

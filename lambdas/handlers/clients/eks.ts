@@ -12,8 +12,12 @@ export function eksProvider(w: Wiring): EksProvider {
   // Any number reaches the limiter, which refuses a rate below 1/s by name (0 or unset: no limit).
   const rate = envNumber(w.env, ENV.eksCallsPerSecond, Number.NEGATIVE_INFINITY);
   const local = w.endpoints;
+  const targetRoleName = w.env[ENV.targetRoleName] || undefined;
+  const ownAccountId = w.env[ENV.ownAccountId] || undefined;
   const provider = new EksProvider({
     env: w.env,
+    ...(targetRoleName ? { targetRoleName } : {}),
+    ...(ownAccountId ? { ownAccountId } : {}),
     onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
     ...(rate ? { beforeAttempt: perSecondLimiter(rate) } : {}),
     ...(local ? { endpoint: local.eks, credentials: local.credentials } : {}),

@@ -6,6 +6,7 @@
 
 import { isDeletion } from '../../config.js';
 import { observeScope } from '../../core/observe-scope.js';
+import { refOf } from '../../core/provider.js';
 import { validateSpec } from '../../core/spec/validate.js';
 import { ownedArnOf } from '../../core/status.js';
 import { RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
@@ -54,9 +55,9 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
     if (!(err instanceof TargetClaimedError)) throw err;
     claimedBy = err.holder;
   }
-  const observation = await provider.observe(
-    { clusterName: v.spec.clusterName, region: v.spec.region },
-    { trackedUpdates: record.trackedUpdates ?? [], ...observeScope(v.spec) },
-  );
+  const observation = await provider.observe(refOf(v.spec), {
+    trackedUpdates: record.trackedUpdates ?? [],
+    ...observeScope(v.spec),
+  });
   return { ...base, spec: v.spec, observation, ...(claimedBy ? { claimedBy } : {}) };
 }

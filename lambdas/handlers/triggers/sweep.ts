@@ -14,6 +14,7 @@ import { Reason } from '../../core/conditions.js';
 import { observeScope } from '../../core/observe-scope.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
+import { refOf } from '../../core/provider.js';
 import { validateSpec } from '../../core/spec/validate.js';
 import { ownedArnOf } from '../../core/status.js';
 import { driftShown } from '../../core/status-drift.js';
@@ -125,7 +126,7 @@ async function decide(r: ClusterRecord): Promise<SweepDecision> {
   let observation: Awaited<ReturnType<typeof provider.observe>>;
   try {
     observation = await provider.observe(
-      { clusterName: v.spec.clusterName, region: v.spec.region },
+      refOf(v.spec),
       // What the reconcile reads, so add-on and access drift start a run as node group drift does.
       { trackedUpdates: r.trackedUpdates ?? [], ...observeScope(v.spec) },
     );

@@ -1,0 +1,75 @@
+/** Target accounts (issue 18): the provider reaches another account only through its role there. */
+import { describe, expect, it } from 'vitest';
+import { PermanentError } from '../../lambdas/core/errors.js';
+import { plan } from '../../lambdas/core/plan/plan.js';
+import { refOf } from '../../lambdas/core/provider.js';
+import { validateSpec } from '../../lambdas/core/spec/validate.js';
+import { targetRoleArn } from '../../lambdas/provider/clients.js';
+import { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import { claimId } from '../../lambdas/store/claims.js';
+import { baseSpecInput, DEFAULTS, desired, observation } from '../core/support/fixtures.js';
+
+const OTHER = '222233334444';
+const credentials = { accessKeyId: 'x', secretAccessKey: 'x' };
+
+describe('spec.accountId', () => {
+  it('is 12 digits, optional, and part of the target everywhere', () => {
+    expect(validateSpec({ ...baseSpecInput, accountId: OTHER }).ok).toBe(true);
+    expect(validateSpec({ ...baseSpecInput, accountId: '1234' }).ok).toBe(false);
+    expect(validateSpec({ ...baseSpecInput, accountId: 222233334444 }).ok).toBe(false);
+    const spec = { region: 'us-east-1', clusterName: 'demo' };
+    expect(claimId({ ...spec, accountId: OTHER })).not.toBe(claimId(spec));
+    expect(refOf({ ...spec, accountId: OTHER })).toEqual({ ...spec, accountId: OTHER });
+    expect(refOf(spec)).toEqual(spec);
+  });
+
+  it('every planned call names the target account; a record without one names none', () => {
+    const ops = plan(desired({ accountId: OTHER }), observation(null), DEFAULTS);
+    expect(ops.length).toBeGreaterThan(0);
+    for (const op of ops) expect(op).toMatchObject({ accountId: OTHER });
+    for (const op of plan(desired({}), observation(null), DEFAULTS))
+      expect(op).not.toHaveProperty('accountId');
+  });
+});
+
+describe('the provider and target accounts', () => {
+  const ref = { clusterName: 'demo', region: 'us-east-1', accountId: OTHER };
+
+  it('refuses another account when the deployment names no target role', async () => {
+    const p = new EksProvider({ endpoint: 'http://127.0.0.1:9', credentials });
+    const err = await p.observe(ref).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PermanentError);
+    expect((err as PermanentError).code).toBe('NoTargetAccounts');
+    expect((err as PermanentError).remediation).toContain('CLOUDORCH_TARGET_ROLE_NAME');
+    p.clients.destroy();
+  });
+
+  it("refuses a spec naming the stack's own account (one cluster, one target)", async () => {
+    const p = new EksProvider({
+      endpoint: 'http://127.0.0.1:9',
+      credentials,
+      targetRoleName: 'r',
+      ownAccountId: OTHER,
+    });
+    const err = await p.observe(ref).catch((e: unknown) => e);
+    expect((err as PermanentError).code).toBe('OwnAccountNamed');
+    p.clients.destroy();
+  });
+
+  it('builds one client per (account, region), assuming the role named for this function', () => {
+    expect(targetRoleArn(OTHER, 'cloudorch-observe')).toBe(`arn:aws:iam::${OTHER}:role/cloudorch-observe`);
+    const p = new EksProvider({
+      endpoint: 'http://127.0.0.1:9',
+      credentials,
+      targetRoleName: 'cloudorch-observe',
+    });
+    const at = (region: string, account?: string) =>
+      (p as unknown as { client(r: string, a?: string): unknown }).client(region, account);
+    const a = at('us-east-1', OTHER);
+    expect(at('us-east-1', OTHER)).toBe(a);
+    expect(at('us-east-1')).not.toBe(a);
+    expect(at('eu-west-1', OTHER)).not.toBe(a);
+    expect(p.clients.size).toBe(3);
+    p.clients.destroy();
+  });
+});
