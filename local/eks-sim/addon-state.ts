@@ -134,8 +134,9 @@ export function markAddonDegraded(
   clusterName: string,
   addonName: string,
   issue: { code: string; message?: string; resourceIds?: readonly string[] },
+  account?: string,
 ): AddonRec {
-  const a = addonOf(state, state.cluster(region, clusterName), addonName);
+  const a = addonOf(state, state.cluster(region, clusterName, account), addonName);
   a.issues.push({
     code: issue.code,
     message: issue.message ?? `Add-on ${addonName} is degraded: ${issue.code}`,
@@ -151,8 +152,9 @@ export function clearAddonHealth(
   region: string,
   clusterName: string,
   addonName: string,
+  account?: string,
 ): AddonRec {
-  const a = addonOf(state, state.cluster(region, clusterName), addonName);
+  const a = addonOf(state, state.cluster(region, clusterName, account), addonName);
   a.issues = [];
   if (a.status === 'DEGRADED') a.status = 'ACTIVE';
   return a;

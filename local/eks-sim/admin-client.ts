@@ -51,7 +51,14 @@ export class SimAdminClient {
   constructor(
     private readonly url: string,
     private readonly region = 'us-east-1',
+    /** The account whose clusters the cluster methods act on; the simulator's default account if unset. */
+    private readonly account?: string,
   ) {}
+
+  /** The same simulator's admin client for another account's clusters (roles and quotas are per call anyway). */
+  forAccount(account: string): SimAdminClient {
+    return new SimAdminClient(this.url, this.region, account);
+  }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${this.url}/_sim/${path}`, {
@@ -65,7 +72,8 @@ export class SimAdminClient {
   }
 
   private cluster(name: string): string {
-    return `regions/${encodeURIComponent(this.region)}/clusters/${encodeURIComponent(name)}`;
+    const scope = this.account === undefined ? '' : `accounts/${encodeURIComponent(this.account)}/`;
+    return `${scope}regions/${encodeURIComponent(this.region)}/clusters/${encodeURIComponent(name)}`;
   }
 
   reset(seed?: number): Promise<unknown> {

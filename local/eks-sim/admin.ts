@@ -3,7 +3,7 @@
  * injection per operation, clock control, reset, and call counts per operation. It is not part of
  * EKS; its errors are plain `{message}` bodies without `x-amzn-ErrorType`.
  */
-import { AccountInputError } from './accounts.js';
+import { AccountInputError, checkAccount } from './accounts.js';
 import { ADDON_ISSUE_CODES, addonOf, clearAddonHealth, markAddonDegraded } from './addon-state.js';
 import {
   clearInsights,
@@ -125,8 +125,8 @@ function asAdmin<T>(parse: () => T): T {
   }
 }
 
-function driftCluster(state: SimState, region: string, name: string, b: Body): unknown {
-  const c = state.cluster(region, name);
+function driftCluster(state: SimState, region: string, name: string, b: Body, account?: string): unknown {
+  const c = state.cluster(region, name, account);
   if (typeof b.version === 'string') c.version = b.version;
   if (typeof b.status === 'string') c.status = b.status;
   if (b.tags !== undefined) c.tags = { ...(b.tags as Record<string, string>) };
@@ -134,8 +134,15 @@ function driftCluster(state: SimState, region: string, name: string, b: Body): u
   return { ok: true };
 }
 
-function driftNodegroup(state: SimState, region: string, name: string, ngName: string, b: Body): unknown {
-  const ng = state.nodegroup(state.cluster(region, name), ngName);
+function driftNodegroup(
+  state: SimState,
+  region: string,
+  name: string,
+  ngName: string,
+  b: Body,
+  account?: string,
+): unknown {
+  const ng = state.nodegroup(state.cluster(region, name, account), ngName);
   if (typeof b.version === 'string') ng.version = b.version;
   if (typeof b.status === 'string') ng.status = b.status;
   if (typeof b.capacityType === 'string') ng.capacityType = b.capacityType;
@@ -160,11 +167,13 @@ export interface AdminContext {
   readonly counters: Counters;
 }
 
-/** One admin request: `segs` are the decoded path segments after `_sim`. */
+/** One admin request: `segs` are the decoded path segments after `_sim` (and after `accounts/{account}`). */
 interface AdminRequest {
   readonly ctx: AdminContext;
   readonly segs: readonly string[];
   readonly body: Body;
+  /** The account of a cluster route under `accounts/{account}/regions/...`; else the default account. */
+  readonly account?: string;
 }
 
 type AdminHandler = (req: AdminRequest) => unknown;
@@ -197,6 +206,8 @@ function stateSnapshot({ ctx: { state } }: AdminRequest): unknown {
   return {
     now: state.now(),
     clusters: state.allClusters().map((c) => ({
+      // Only another account's clusters say which: the single-account snapshot is unchanged.
+      ...(c.account === state.config.accountId ? {} : { account: c.account }),
       region: c.region,
       name: c.name,
       status: c.status,
@@ -216,16 +227,16 @@ function stateSnapshot({ ctx: { state } }: AdminRequest): unknown {
   };
 }
 
-function deleteClusterBehindBack({ ctx: { state }, segs }: AdminRequest): unknown {
+function deleteClusterBehindBack({ ctx: { state }, segs, account }: AdminRequest): unknown {
   const region = segs[1]!;
   const cluster = segs[3]!;
-  state.cluster(region, cluster);
-  state.clusters(region).delete(cluster);
+  state.cluster(region, cluster, account);
+  state.clusters(region, account).delete(cluster);
   return { ok: true };
 }
 
-function failNextUpdate({ ctx: { state }, segs, body }: AdminRequest): unknown {
-  const c = state.cluster(segs[1]!, segs[3]!);
+function failNextUpdate({ ctx: { state }, segs, body, account }: AdminRequest): unknown {
+  const c = state.cluster(segs[1]!, segs[3]!, account);
   if (typeof body.errorCode !== 'string') throw bad('errorCode is required');
   // The scope: a node group, an add-on (`addon:<name>`, failed by UpdateAddon), or the control plane ('').
   const scope =
@@ -290,20 +301,20 @@ function insightInput(b: Body): InsightInput {
   };
 }
 
-function putInsight({ ctx: { state }, segs, body }: AdminRequest): unknown {
+function putInsight({ ctx: { state }, segs, body, account }: AdminRequest): unknown {
   const input = insightInput(body);
-  state.cluster(segs[1]!, segs[3]!); // a missing cluster is EKS's 404, not a bad admin value
-  const rec = asAdmin(() => setInsight(state, segs[1]!, segs[3]!, input));
+  state.cluster(segs[1]!, segs[3]!, account); // a missing cluster is EKS's 404, not a bad admin value
+  const rec = asAdmin(() => setInsight(state, segs[1]!, segs[3]!, input, account));
   return { ok: true, id: rec.id, kubernetesVersion: rec.kubernetesVersion };
 }
 
-function deleteInsights({ ctx: { state }, segs, body }: AdminRequest): unknown {
-  clearInsights(state, segs[1]!, segs[3]!, optional(body, 'id'));
+function deleteInsights({ ctx: { state }, segs, body, account }: AdminRequest): unknown {
+  clearInsights(state, segs[1]!, segs[3]!, optional(body, 'id'), account);
   return { ok: true };
 }
 
 /** Replaces an add-on's health issues: each `{code, message?}` uses EKS's AddonIssueCode values. */
-function degradeAddon({ ctx: { state }, segs, body }: AdminRequest): unknown {
+function degradeAddon({ ctx: { state }, segs, body, account }: AdminRequest): unknown {
   const [region, cluster, addon] = [segs[1]!, segs[3]!, segs[5]!];
   if (!Array.isArray(body.issues) || body.issues.length === 0)
     throw bad('issues must be a non-empty list of {code, message}');
@@ -314,14 +325,15 @@ function degradeAddon({ ctx: { state }, segs, body }: AdminRequest): unknown {
     const message = optional(o, 'message');
     return { code, ...(message === undefined ? {} : { message }) };
   });
-  clearAddonHealth(state, region, cluster, addon);
+  clearAddonHealth(state, region, cluster, addon, account);
   let status = '';
-  for (const issue of parsed) status = markAddonDegraded(state, region, cluster, addon, issue).status;
+  for (const issue of parsed)
+    status = markAddonDegraded(state, region, cluster, addon, issue, account).status;
   return { ok: true, status };
 }
 
-function healAddon({ ctx: { state }, segs }: AdminRequest): unknown {
-  return { ok: true, status: clearAddonHealth(state, segs[1]!, segs[3]!, segs[5]!).status };
+function healAddon({ ctx: { state }, segs, account }: AdminRequest): unknown {
+  return { ok: true, status: clearAddonHealth(state, segs[1]!, segs[3]!, segs[5]!, account).status };
 }
 
 /** An account's input refused by the registry, answered as a bad admin request. */
@@ -388,11 +400,14 @@ const ADMIN_ROUTES: ReadonlyMap<string, AdminHandler> = new Map<string, AdminHan
   ['DELETE faults', clearFaults],
   ['POST clock/advance', advanceClock],
   ['GET state', stateSnapshot],
-  ['PATCH regions/:/clusters/:', ({ ctx, segs, body }) => driftCluster(ctx.state, segs[1]!, segs[3]!, body)],
+  [
+    'PATCH regions/:/clusters/:',
+    ({ ctx, segs, body, account }) => driftCluster(ctx.state, segs[1]!, segs[3]!, body, account),
+  ],
   ['DELETE regions/:/clusters/:', deleteClusterBehindBack],
   [
     'PATCH regions/:/clusters/:/node-groups/:',
-    ({ ctx, segs, body }) => driftNodegroup(ctx.state, segs[1]!, segs[3]!, segs[5]!, body),
+    ({ ctx, segs, body, account }) => driftNodegroup(ctx.state, segs[1]!, segs[3]!, segs[5]!, body, account),
   ],
   ['POST regions/:/clusters/:/fail-next-update', failNextUpdate],
   ['PUT regions/:/clusters/:/insights', putInsight],
@@ -410,8 +425,12 @@ const NAMED = new Set(['regions', 'clusters', 'node-groups', 'addons', 'accounts
 
 /** Routes `/_sim/...`; `segs` are the decoded path segments after `_sim`. */
 export function handleAdmin(ctx: AdminContext, method: string, segs: string[], b: Body): unknown {
-  const route = `${method} ${segs.map((s, i) => (NAMED.has(segs[i - 1] ?? '') ? ':' : s)).join('/')}`;
+  // `accounts/{account}/regions/...` is a cluster route acting on that account's clusters.
+  const scoped = segs[0] === 'accounts' && segs[2] === 'regions';
+  const account = scoped ? accountInput(() => checkAccount(segs[1]!)) : undefined;
+  const rest = scoped ? segs.slice(2) : segs;
+  const route = `${method} ${rest.map((s, i) => (NAMED.has(rest[i - 1] ?? '') ? ':' : s)).join('/')}`;
   const handler = ADMIN_ROUTES.get(route);
   if (!handler) throw new SimError(404, 'AdminNotFound', `no admin route ${method} /_sim/${segs.join('/')}`);
-  return handler({ ctx, segs, body: b });
+  return handler({ ctx, segs: rest, body: b, ...(account === undefined ? {} : { account }) });
 }

@@ -114,10 +114,11 @@ export function setInsight(
   region: string,
   clusterName: string,
   input: InsightInput,
+  account?: string,
 ): InsightRec {
   if (!INSIGHT_STATUSES.includes(input.status))
     throw invalidParameter(`unknown insight status ${input.status}`); // [sim]
-  const c = state.cluster(region, clusterName);
+  const c = state.cluster(region, clusterName, account);
   ensureStandard(state, c);
   const m = insightsOf(c);
   const version = input.kubernetesVersion ?? nextMinor(state, c.version);
@@ -142,8 +143,14 @@ export function setInsight(
  * Removes one insight (by id) or, without an id, all of a cluster's insights; the standard checks come
  * back PASSING on the next read, as EKS's refresh would report them once the cause is gone.
  */
-export function clearInsights(state: SimState, region: string, clusterName: string, id?: string): void {
-  const m = insightsOf(state.cluster(region, clusterName));
+export function clearInsights(
+  state: SimState,
+  region: string,
+  clusterName: string,
+  id?: string,
+  account?: string,
+): void {
+  const m = insightsOf(state.cluster(region, clusterName, account));
   if (id === undefined) m.clear();
   else m.delete(id);
 }

@@ -12,6 +12,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     speed: { type: 'string', default: '1' },
     account: { type: 'string', default: '000000000000' },
+    'clusters-per-region': { type: 'string', default: '100' },
   },
 });
 
@@ -21,6 +22,7 @@ const sim = await startEksSimulator({
   seed: Number(values.seed),
   speed: Number(values.speed),
   accountId: values.account,
+  clustersPerRegion: Number(values['clusters-per-region']),
 });
 process.stdout.write(`EKS simulator listening at ${sim.url} (admin API under ${sim.url}/_sim/)\n`);
 const stop = () => void sim.close().then(() => process.exit(0));

@@ -30,6 +30,9 @@ export function resolveConfig(opts: SimOptions = {}): SimConfig {
     durations: { ...DEFAULT_DURATIONS, ...durations },
   };
   if (!(config.speed > 0)) throw new RangeError(`speed must be > 0, got ${config.speed}`);
+  if (!(Number.isInteger(config.clustersPerRegion) && config.clustersPerRegion >= 0)) {
+    throw new RangeError(`clustersPerRegion must be a non-negative integer, got ${config.clustersPerRegion}`);
+  }
   return config;
 }
 

@@ -154,6 +154,34 @@ describe('a role in another account', () => {
   });
 });
 
+describe('the admin API per account', () => {
+  it("forAccount drifts, fails and removes that account's cluster, not the default's of the same name", async () => {
+    await h.admin.createRole(B, 'r');
+    const b = assumed(`arn:aws:iam::${B}:role/r`);
+    await b.send(new CreateClusterCommand(clusterInput()));
+    await h.eks.send(new CreateClusterCommand(clusterInput()));
+    const adminB = h.admin.forAccount(B);
+    await adminB.driftCluster('c', { tags: { drifted: 'yes' } });
+    expect((await b.send(new DescribeClusterCommand({ name: 'c' }))).cluster?.tags).toEqual({
+      drifted: 'yes',
+    });
+    expect((await h.eks.send(new DescribeClusterCommand({ name: 'c' }))).cluster?.tags).toEqual({});
+
+    const snapshot = (await (await fetch(`${h.sim.url}/_sim/state`)).json()) as {
+      clusters: { account?: string; name: string }[];
+    };
+    expect(snapshot.clusters.map((c) => [c.account, c.name])).toEqual([
+      [B, 'c'],
+      [undefined, 'c'],
+    ]);
+
+    await adminB.vanishCluster('c');
+    expect(await list(b)).toEqual([]);
+    expect(await list(h.eks)).toEqual(['c']);
+    await expect(h.admin.forAccount('nope').driftCluster('c', {})).rejects.toMatchObject({ status: 400 });
+  });
+});
+
 describe('STS on the wire', () => {
   it('AssumeRole answers XML credentials that expire DurationSeconds later on the simulator clock', async () => {
     await h.admin.createRole(C, 'reader');
