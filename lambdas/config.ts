@@ -26,6 +26,8 @@ export const ENV = {
    * a read-only role for the observe side, a mutating one for apply. Unset: no other account.
    */
   targetRoleName: 'CLOUDORCH_TARGET_ROLE_NAME',
+  /** Sent as ExternalId when assuming a target role (the target roles' trust requires it). */
+  targetExternalId: 'CLOUDORCH_TARGET_EXTERNAL_ID',
   /** The stack's own account: a spec naming it is refused (leave accountId out instead). */
   ownAccountId: 'CLOUDORCH_ACCOUNT_ID',
   /** An EKS endpoint other than AWS's (the simulator); never set by the stack. */

@@ -33,6 +33,8 @@ export interface EksClientOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Told about each throttled EKS attempt, with its region (for the EksThrottled metric). */
   readonly onThrottle?: (region: string) => void;
+  /** Sent as ExternalId on every AssumeRole (the target roles' trust policy requires it). */
+  readonly externalId?: string;
   /**
    * Awaited before every HTTP attempt, retries included (a client-side rate limit per region):
    * EKS's control-plane API throttles long before anything else in the pipeline does.
@@ -99,6 +101,7 @@ export class EksClients {
           RoleArn: roleArn,
           RoleSessionName: 'cloudorch-reconciler',
           DurationSeconds: ASSUME_ROLE_SECONDS,
+          ...(this.opts.externalId ? { ExternalId: this.opts.externalId } : {}),
         },
         ...(typeof base === 'object' || typeof base === 'function' ? { masterCredentials: base } : {}),
         // Only explicit configuration points STS elsewhere: locally the simulator answers AssumeRole.

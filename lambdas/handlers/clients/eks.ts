@@ -14,10 +14,12 @@ export function eksProvider(w: Wiring): EksProvider {
   const local = w.endpoints;
   const targetRoleName = w.env[ENV.targetRoleName] || undefined;
   const ownAccountId = w.env[ENV.ownAccountId] || undefined;
+  const externalId = w.env[ENV.targetExternalId] || undefined;
   const provider = new EksProvider({
     env: w.env,
     ...(targetRoleName ? { targetRoleName } : {}),
     ...(ownAccountId ? { ownAccountId } : {}),
+    ...(externalId ? { externalId } : {}),
     onThrottle: (region) => emit(METRIC.EksThrottled, 1, { Region: region }),
     ...(rate ? { beforeAttempt: perSecondLimiter(rate) } : {}),
     ...(local ? { endpoint: local.eks, credentials: local.credentials } : {}),
