@@ -50,6 +50,8 @@ import { servePolicyBundle } from './served-policy.js';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
+/** The role CloudOrch assumes in another local account (create it with the simulator's admin API). */
+export const LOCAL_TARGET_ROLE = 'cloudorch-target';
 /** The local desired-state table (tools writing items straight to it, as tests do, name it). */
 export const LOCAL_TABLE = 'cloudorch-desired-state';
 const TABLE = LOCAL_TABLE;
@@ -60,6 +62,10 @@ const LOCAL_ENV = {
   [ENV.clusterRole]: `arn:aws:iam::${LOCAL_ACCOUNT}:role/cloudorch-local-cluster`,
   [ENV.nodeRole]: `arn:aws:iam::${LOCAL_ACCOUNT}:role/cloudorch-local-node`,
   [ENV.subnets]: 'subnet-0a000000000000001,subnet-0b000000000000002',
+  // Other accounts are reached through this role, which the simulator's STS serves once created
+  // (its admin API's createRole); locally one role name serves the read and the write side.
+  [ENV.targetRoleName]: LOCAL_TARGET_ROLE,
+  [ENV.ownAccountId]: LOCAL_ACCOUNT,
 };
 
 /** What every local client connects with; the servers' addresses are added once they listen. */
