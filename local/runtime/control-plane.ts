@@ -7,6 +7,7 @@
  * client for every handler, the policy bundle's source). `cloudorch dev` and the pipeline scenario
  * tests both run this.
  */
+
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -47,11 +48,11 @@ import { feedWrites } from '../store/write-tap.js';
 import { refuseBrowserRequests } from './browser-guard.js';
 import { LOCAL_CREDENTIALS } from './credentials.js';
 import { servePolicyBundle } from './served-policy.js';
+import { LOCAL_TARGET_ROLE } from './target-role.js';
 
+export { LOCAL_TARGET_ROLE } from './target-role.js';
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
-/** The role CloudOrch assumes in another local account (create it with the simulator's admin API). */
-export const LOCAL_TARGET_ROLE = 'cloudorch-target';
 /** The local desired-state table (tools writing items straight to it, as tests do, name it). */
 export const LOCAL_TABLE = 'cloudorch-desired-state';
 const TABLE = LOCAL_TABLE;

@@ -9,10 +9,11 @@ import {
   ListInsightsCommand,
 } from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
-import { type SimTarget, simAddonHealth, simInsight } from '../../local/cli/commands/sim.js';
+import { type SimTarget, simAddonHealth, simInsight, simRole } from '../../local/cli/commands/sim.js';
 import type { Output } from '../../local/cli/format.js';
 import { ADDON_DURATIONS } from '../../local/eks-sim/addon-state.js';
 import { SimAdminClient, SimAdminError } from '../../local/eks-sim/admin-client.js';
+import { LOCAL_TARGET_ROLE } from '../../local/runtime/target-role.js';
 import { standardInsightNames } from './support/standard-insights.js';
 import { activeCluster, useSimulator } from './support.js';
 
@@ -193,5 +194,21 @@ describe('cloudorch sim insight / addon-health', () => {
     expect(o.lines[1]).toBe('add-on coredns of c: health cleared, status ACTIVE');
     expect(await simAddonHealth(target(), o, 'c', 'coredns', { code: ['Oops'] })).toBe(1);
     expect(o.errors[0]).toMatch(/^error: unknown issue code Oops; EKS's codes: AccessDenied, /);
+  });
+});
+
+describe('cloudorch sim role', () => {
+  it('creates and deletes the role CloudOrch assumes in another account, refusing a bad account', async () => {
+    const o = output();
+    expect(await simRole(target(), o, '222233334444', {})).toBe(0);
+    expect(o.lines.at(-1)).toBe(
+      `account 222233334444: CloudOrch can assume arn:aws:iam::222233334444:role/${LOCAL_TARGET_ROLE}`,
+    );
+    expect((await h.admin.accounts()).find((a) => a.account === '222233334444')?.roles).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: LOCAL_TARGET_ROLE })]),
+    );
+    expect(await simRole(target(), o, '222233334444', { delete: true })).toBe(0);
+    expect(await simRole(target(), o, '2222', {})).toBe(1);
+    expect(o.errors.at(-1)).toContain('12-digit');
   });
 });

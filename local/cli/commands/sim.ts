@@ -14,6 +14,7 @@ import {
   type InsightInput,
   SimAdminError,
 } from '../../eks-sim/index.js';
+import { LOCAL_TARGET_ROLE } from '../../runtime/target-role.js';
 import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import { NameResolutionError, resolveName } from '../resolve.js';
@@ -198,6 +199,35 @@ export async function simCalls(t: Target, o: Output): Promise<number> {
   return EXIT.ok;
 }
 
+/**
+ * `sim role`: creates (or deletes) the role CloudOrch assumes in another simulated account, so
+ * CloudClusters with that `accountId` can be managed (or fail with AssumeRoleDenied, once deleted).
+ */
+export async function simRole(
+  t: Pick<Target, 'sim'>,
+  o: Output,
+  account: string,
+  opts: { readonly delete?: boolean; readonly externalId?: string },
+): Promise<number> {
+  const sim = simOf(t, o);
+  if (!sim) return EXIT.error;
+  if (!/^\d{12}$/.test(account)) {
+    o.err('error: the account must be a 12-digit AWS account id');
+    return EXIT.error;
+  }
+  return admin(o, async () => {
+    if (opts.delete) {
+      await sim.deleteRole(account, LOCAL_TARGET_ROLE);
+      o.out(`account ${account}: role ${LOCAL_TARGET_ROLE} deleted`);
+      return;
+    }
+    const arn = await sim.createRole(account, LOCAL_TARGET_ROLE, {
+      ...(opts.externalId ? { externalId: opts.externalId } : {}),
+    });
+    o.out(`account ${account}: CloudOrch can assume ${arn}`);
+  });
+}
+
 /** The simulator's admin API for the cluster a name means (as `sim drift` resolves it), or why not. */
 async function adminFor(t: SimTarget, o: Output, name: string, region: string | undefined) {
   if (!simOf(t, o) || !t.simIn) return undefined;
@@ -351,6 +381,14 @@ export function registerSim({ program, o, withTarget }: Cli): void {
   const sim = program
     .command('sim')
     .description("change the EKS simulator behind CloudOrch's back (cloudorch dev only)");
+  sim
+    .command('role <account>')
+    .description(`create the role CloudOrch assumes in another account (${LOCAL_TARGET_ROLE}), or delete it`)
+    .option('--delete', 'delete it: that account then answers AssumeRoleDenied')
+    .option('--external-id <id>', 'require this ExternalId to assume it')
+    .action((account: string, opts: { delete?: boolean; externalId?: string }) =>
+      withTarget((t) => simRole(t, o(), account, opts)),
+    );
   sim
     .command('drift <name>')
     .description(
