@@ -71,7 +71,9 @@ async function describeHeader(t: Target, o: Output, r: ClusterRecord, now: Date)
   const cond = (type: string, flag: boolean | undefined) =>
     !s || s.conditions.find((c) => c.type === type)?.status === 'Unknown' ? 'Unknown' : String(flag);
   o.out(`Name:          ${r.id}`);
-  o.out(`Cluster:       ${String(r.spec.clusterName)} (${String(r.spec.region)})`);
+  // The target is (account, region, clusterName); no account means CloudOrch's own.
+  const account = typeof r.spec.accountId === 'string' ? `account ${r.spec.accountId}, ` : '';
+  o.out(`Cluster:       ${String(r.spec.clusterName)} (${account}${String(r.spec.region)})`);
   o.out(`Generation:    ${r.generation}  (observed ${s?.observedGeneration ?? '-'})`);
   o.out(`Ready:         ${cond('Ready', s?.ready)}    Synced: ${cond('Synced', s?.synced)}`);
   o.out(`Lease:         ${r.lease ? await describeLease(t, r.lease, now) : 'free'}`);

@@ -61,7 +61,8 @@ function row(r, now, selected, onSelect) {
         r.id,
       ),
     ),
-    h('td', {}, r.spec.region),
+    // The target's account beside its region when it is not CloudOrch's own.
+    h('td', {}, r.spec.accountId ? `${r.spec.region} (${r.spec.accountId})` : r.spec.region),
     h('td', {}, obs?.version ?? '-'),
     h(
       'td',
