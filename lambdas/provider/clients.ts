@@ -44,6 +44,8 @@ export interface EksClientOptions {
 
 export class EksClients {
   private readonly cache = new Map<string, EKSClient>();
+  /** Assumed-role credentials by role ARN, shared by that account's clients in every region. */
+  private readonly sessions = new Map<string, AwsCredentialIdentityProvider>();
   readonly endpoint: string | undefined;
   readonly budget: RetryBudget;
 
@@ -90,23 +92,61 @@ export class EksClients {
   destroy(): void {
     for (const c of this.cache.values()) c.destroy();
     this.cache.clear();
+    this.sessions.clear();
   }
 
   private credentialsFor(region: string, roleArn: string | undefined): Pick<EKSClientConfig, 'credentials'> {
     const base = this.opts.credentials;
     if (!roleArn) return base === undefined ? {} : { credentials: base };
-    return {
-      credentials: fromTemporaryCredentials({
-        params: {
-          RoleArn: roleArn,
-          RoleSessionName: 'cloudorch-reconciler',
-          DurationSeconds: ASSUME_ROLE_SECONDS,
-          ...(this.opts.externalId ? { ExternalId: this.opts.externalId } : {}),
-        },
-        ...(typeof base === 'object' || typeof base === 'function' ? { masterCredentials: base } : {}),
-        // Only explicit configuration points STS elsewhere: locally the simulator answers AssumeRole.
-        clientConfig: { region, ...(this.endpoint ? { endpoint: this.endpoint } : {}) },
-      }),
-    };
+    // One session per role, whatever the region: every client of an account shares its credentials.
+    let shared = this.sessions.get(roleArn);
+    if (!shared) {
+      shared = refreshing(
+        fromTemporaryCredentials({
+          params: {
+            RoleArn: roleArn,
+            RoleSessionName: 'cloudorch-reconciler',
+            DurationSeconds: ASSUME_ROLE_SECONDS,
+            ...(this.opts.externalId ? { ExternalId: this.opts.externalId } : {}),
+          },
+          ...(typeof base === 'object' || typeof base === 'function' ? { masterCredentials: base } : {}),
+          // Only explicit configuration points STS elsewhere: locally the simulator answers AssumeRole.
+          clientConfig: { region, ...(this.endpoint ? { endpoint: this.endpoint } : {}) },
+        }),
+      );
+      this.sessions.set(roleArn, shared);
+    }
+    return { credentials: shared };
   }
+}
+
+/** What an assumed role yields, typed from the SDK's own provider (no extra package). */
+type AwsCredentialIdentity = Awaited<ReturnType<ReturnType<typeof fromTemporaryCredentials>>>;
+type AwsCredentialIdentityProvider = () => Promise<AwsCredentialIdentity>;
+
+/** Refreshes this long before the session expires, so no call starts with credentials about to lapse. */
+export const REFRESH_MARGIN_MS = 5 * 60_000;
+
+/**
+ * A credentials provider that asks its source once and again only near expiry (or after a failure,
+ * which is never cached: a role created later is found on the next call).
+ */
+export function refreshing(
+  source: AwsCredentialIdentityProvider,
+  now: () => number = Date.now,
+): AwsCredentialIdentityProvider {
+  let current: Promise<AwsCredentialIdentity> | undefined;
+  return async () => {
+    const held = current ? await current.catch(() => undefined) : undefined;
+    if (held && (held.expiration === undefined || held.expiration.getTime() - now() > REFRESH_MARGIN_MS))
+      return held;
+    const next = source();
+    current = next;
+    try {
+      return await next;
+    } catch (err) {
+      if (current === next) current = undefined;
+      throw err;
+    }
+  };
 }

@@ -4,10 +4,11 @@ import { PermanentError } from '../../lambdas/core/errors.js';
 import { plan } from '../../lambdas/core/plan/plan.js';
 import { refOf } from '../../lambdas/core/provider.js';
 import { validateSpec } from '../../lambdas/core/spec/validate.js';
-import { targetRoleArn } from '../../lambdas/provider/clients.js';
+import { refreshing, targetRoleArn } from '../../lambdas/provider/clients.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import { claimId } from '../../lambdas/store/claims.js';
 import { baseSpecInput, DEFAULTS, desired, observation } from '../core/support/fixtures.js';
+import { useSimulator } from '../eks-sim/support.js';
 
 const OTHER = '222233334444';
 const credentials = { accessKeyId: 'x', secretAccessKey: 'x' };
@@ -70,6 +71,63 @@ describe('the provider and target accounts', () => {
     expect(at('us-east-1')).not.toBe(a);
     expect(at('eu-west-1', OTHER)).not.toBe(a);
     expect(p.clients.size).toBe(3);
+    p.clients.destroy();
+  });
+});
+
+describe('assumed-role credentials', () => {
+  const creds = (minutes: number, n: number) => ({
+    accessKeyId: `k${n}`,
+    secretAccessKey: 's',
+    expiration: new Date(Date.UTC(2026, 0, 1) + minutes * 60_000),
+  });
+
+  it('are asked for once, again only near expiry, and a failure is never kept', async () => {
+    let calls = 0;
+    let clock = Date.UTC(2026, 0, 1);
+    let fail = false;
+    const p = refreshing(
+      async () => {
+        calls++;
+        if (fail) throw new Error('AccessDenied');
+        return creds(60, calls);
+      },
+      () => clock,
+    );
+    expect((await p()).accessKeyId).toBe('k1');
+    expect((await p()).accessKeyId).toBe('k1');
+    expect(calls).toBe(1);
+    clock += 56 * 60_000; // 4 minutes before expiry: inside the refresh margin
+    expect((await p()).accessKeyId).toBe('k2');
+    fail = true;
+    clock += 60 * 60_000;
+    await expect(p()).rejects.toThrow('AccessDenied');
+    fail = false;
+    expect((await p()).accessKeyId).toBe('k4');
+  });
+});
+
+describe('one session per account, shared by its regions (against the simulator)', () => {
+  const h = useSimulator();
+
+  it('two regions of one account assume its role once', async () => {
+    await h.admin.createRole(OTHER, 'cloudorch-observe');
+    const p = new EksProvider({ endpoint: h.sim.url, credentials, targetRoleName: 'cloudorch-observe' });
+    await p.observe({ clusterName: 'none', region: 'us-east-1', accountId: OTHER });
+    await p.observe({ clusterName: 'none', region: 'eu-west-1', accountId: OTHER });
+    await p.observe({ clusterName: 'none', region: 'us-east-1', accountId: OTHER });
+    expect((await h.admin.calls())['AssumeRole']?.requests).toBe(1);
+    p.clients.destroy();
+  });
+
+  it('a missing role is AssumeRoleDenied naming it', async () => {
+    const p = new EksProvider({ endpoint: h.sim.url, credentials, targetRoleName: 'cloudorch-observe' });
+    const err = await p
+      .observe({ clusterName: 'none', region: 'us-east-1', accountId: OTHER })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PermanentError);
+    expect((err as PermanentError).code).toBe('AssumeRoleDenied');
+    expect((err as PermanentError).remediation).toContain(`arn:aws:iam::${OTHER}:role/cloudorch-observe`);
     p.clients.destroy();
   });
 });
