@@ -11,6 +11,7 @@ import type { Construct } from 'constructs';
 import type { CloudOrchProps } from './cloudorch.js';
 import { CloudOrchStack } from './cloudorch-stack.js';
 import { PolicyBundleSource } from './policy-bundle-source.js';
+import { DEFAULT_TARGET_ROLE_NAMES } from './target-access.js';
 
 export { preparePolicyAsset } from './policy-bundle-source.js';
 
@@ -28,6 +29,11 @@ export const CONTEXT = {
   bridgeOidcProviderArn: 'cloudorch:bridgeOidcProviderArn',
   bridgeOidcIssuer: 'cloudorch:bridgeOidcIssuer',
   deleteForeignNodegroups: 'cloudorch:deleteForeignNodegroups',
+  targetAccounts: 'cloudorch:targetAccounts',
+  targetOrganizationId: 'cloudorch:targetOrganizationId',
+  targetReadRoleName: 'cloudorch:targetReadRoleName',
+  targetWriteRoleName: 'cloudorch:targetWriteRoleName',
+  targetExternalId: 'cloudorch:targetExternalId',
 } as const;
 
 /** A list from context: a JSON array or a comma-separated string. */
@@ -69,6 +75,11 @@ export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policy
   const oidcArn = ctx(CONTEXT.bridgeOidcProviderArn) as string | undefined;
   const oidcIssuer = ctx(CONTEXT.bridgeOidcIssuer) as string | undefined;
   const deleteForeign = flag(ctx(CONTEXT.deleteForeignNodegroups), CONTEXT.deleteForeignNodegroups);
+  const targetAccounts = list(ctx(CONTEXT.targetAccounts));
+  const targetOrg = ctx(CONTEXT.targetOrganizationId) as string | undefined;
+  const readName = ctx(CONTEXT.targetReadRoleName) as string | undefined;
+  const writeName = ctx(CONTEXT.targetWriteRoleName) as string | undefined;
+  const externalId = ctx(CONTEXT.targetExternalId) as string | undefined;
   const imported = (id: string, arn: string) => iam.Role.fromRoleArn(scope, id, arn, { mutable: false });
   return {
     ...(subnetIds ? { subnetIds } : {}),
@@ -81,6 +92,17 @@ export function propsFromContext(scope: Construct): Omit<CloudOrchProps, 'policy
     ...(email ? { alarmEmail: email } : {}),
     ...(oidcArn && oidcIssuer ? { bridge: { irsa: { oidcProviderArn: oidcArn, oidcIssuer } } } : {}),
     ...(deleteForeign !== undefined ? { deleteForeignNodegroups: deleteForeign } : {}),
+    ...(targetAccounts ? { targetAccounts } : {}),
+    ...(targetOrg ? { targetOrganizationId: targetOrg } : {}),
+    ...(readName || writeName
+      ? {
+          targetRoleNames: {
+            read: readName || DEFAULT_TARGET_ROLE_NAMES.read,
+            write: writeName || DEFAULT_TARGET_ROLE_NAMES.write,
+          },
+        }
+      : {}),
+    ...(externalId ? { targetExternalId: externalId } : {}),
   };
 }
 

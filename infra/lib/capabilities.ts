@@ -202,14 +202,7 @@ export function statementsFor(
     case 'eks:write':
       return eksWrite(scope, t.deleteForeignNodegroups);
     case 'iam:pass-eks-roles':
-      return [
-        new iam.PolicyStatement({
-          sid: 'PassEksRolesToEks',
-          actions: ['iam:PassRole'],
-          resources: [t.clusterRole.roleArn, t.nodeRole.roleArn],
-          conditions: { StringEquals: { 'iam:PassedToService': 'eks.amazonaws.com' } },
-        }),
-      ];
+      return [passEksRoles(t.clusterRole, t.nodeRole)];
     case 'policy:read':
       return [
         new iam.PolicyStatement({
@@ -235,6 +228,16 @@ export function statementsFor(
         }),
       ];
   }
+}
+
+/** The default cluster and node roles, passed to EKS only (also the target accounts' write role). */
+export function passEksRoles(clusterRole: iam.IRole, nodeRole: iam.IRole): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'PassEksRolesToEks',
+    actions: ['iam:PassRole'],
+    resources: [clusterRole.roleArn, nodeRole.roleArn],
+    conditions: { StringEquals: { 'iam:PassedToService': 'eks.amazonaws.com' } },
+  });
 }
 
 /** Every execution of the Reconcile state machine (execution names are made at run time). */

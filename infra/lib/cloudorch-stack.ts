@@ -2,7 +2,9 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { CloudOrch, type CloudOrchProps } from './cloudorch.js';
+import { FUNCTION_KEYS } from './functions.js';
 import { VERSION_TAG } from './package-info.js';
+import { targetSide } from './target-access.js';
 
 export interface CloudOrchStackProps extends StackProps, CloudOrchProps {}
 
@@ -49,5 +51,14 @@ export class CloudOrchStack extends Stack {
     out('ReconcileNowFunctionName', c.functions.reconcileNow.functionName, 'Invoke with {"id": "..."}');
     out('AlarmTopicArn', c.observability.alarmTopic.topicArn, 'Subscribe here for alarm notifications');
     out('DeadLetterQueueUrl', c.triggers.deadLetterQueue.queueUrl, 'Failed trigger invocations');
+    if ((props.targetAccounts ?? []).length > 0 || props.targetOrganizationId !== undefined) {
+      // What TargetAccountStack's controlPlaneRoleArns wants: the roles of each side, comma-separated.
+      const side = (name: 'read' | 'write') =>
+        FUNCTION_KEYS.filter((k) => targetSide(k) === name)
+          .map((k) => c.functions[k].role?.roleArn ?? '')
+          .join(',');
+      out('TargetReadRoleTrust', side('read'), 'Roles the target read role trusts (the observe side)');
+      out('TargetWriteRoleTrust', side('write'), 'Role the target write role trusts (apply)');
+    }
   }
 }

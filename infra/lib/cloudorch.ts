@@ -30,6 +30,13 @@ import { PolicyBundle } from './policy-bundle.js';
 import type { PolicyBundleSource } from './policy-bundle-source.js';
 import { ReconcileStateMachine } from './state-machine.js';
 import { DesiredStateTable } from './table.js';
+import {
+  DEFAULT_TARGET_ROLE_NAMES,
+  roleArnIn,
+  TargetAccess,
+  type TargetRoleNames,
+  targetSide,
+} from './target-access.js';
 import { Triggers } from './triggers.js';
 
 /**
@@ -138,6 +145,30 @@ export interface CloudOrchProps {
    * @default false: only node groups tagged managed-by=cloudorch can be deleted
    */
   readonly deleteForeignNodegroups?: boolean;
+  /**
+   * 12-digit ids of other accounts whose clusters records may name (`spec.accountId`): the observe
+   * side may assume the read role there, apply the write role, and their forwarded EKS events are
+   * accepted on the default bus. Deploy `TargetAccountStack` in each of them.
+   * @default none: no other account (unless targetOrganizationId is set)
+   */
+  readonly targetAccounts?: readonly string[];
+  /**
+   * An AWS Organizations id (`o-...`): like targetAccounts for every account of the organization,
+   * with `aws:ResourceOrgID` and `aws:PrincipalOrgID` conditions instead of account ids.
+   * @default none: no organization (unless targetAccounts is set)
+   */
+  readonly targetOrganizationId?: string;
+  /**
+   * Names of the roles assumed in target accounts, the same in every account (TargetAccountStack
+   * creates them).
+   * @default { read: 'cloudorch-target-read', write: 'cloudorch-target-write' }
+   */
+  readonly targetRoleNames?: TargetRoleNames;
+  /**
+   * Sent as ExternalId when assuming a target role; the target roles' trust must require the same.
+   * @default none: no ExternalId
+   */
+  readonly targetExternalId?: string;
 }
 
 export class CloudOrch extends Construct {
@@ -197,6 +228,7 @@ export class CloudOrch extends Construct {
 
     this.wireCapabilities(fns, props);
     this.setSettings(fns, props, sweepRate);
+    this.reachTargetAccounts(fns, props);
 
     this.triggers = new Triggers(this, 'Triggers', {
       table: this.table,
@@ -300,14 +332,38 @@ export class CloudOrch extends Construct {
       String(props.sweepConcurrency ?? SETTING_DEFAULTS.sweepConcurrency),
     );
     for (const key of FUNCTION_KEYS) {
-      const caps: readonly string[] = FUNCTIONS[key].capabilities;
-      if (caps.includes('eks:read') || caps.includes('eks:write')) {
+      if (targetSide(key)) {
         f[key].addEnvironment(
           ENV.eksCallsPerSecond,
           String(props.eksCallsPerSecond ?? SETTING_DEFAULTS.eksCallsPerSecond),
         );
+        // A spec naming this account is refused: its clusters are the ones without accountId.
+        f[key].addEnvironment(ENV.ownAccountId, Stack.of(this).account);
       }
     }
+  }
+
+  /**
+   * With target accounts or an organization: the target role names, the assume-role grants and the
+   * bus policy (target-access.ts). Without: nothing, so records naming another account are refused.
+   */
+  private reachTargetAccounts(fns: ReconcilerFunctions, props: CloudOrchProps): void {
+    const accounts = props.targetAccounts ?? [];
+    if (accounts.length === 0 && props.targetOrganizationId === undefined) return;
+    const roleNames = props.targetRoleNames ?? DEFAULT_TARGET_ROLE_NAMES;
+    new TargetAccess(this, 'TargetAccess', {
+      accounts,
+      organizationId: props.targetOrganizationId,
+      roleNames,
+      externalId: props.targetExternalId,
+      functions: fns.functions,
+      roles: fns.roles,
+    });
+    // Apply's calls in a listed account run as the write role there: they are not drift either.
+    fns.functions.driftEvent.addEnvironment(
+      ENV.ownRoles,
+      [fns.roles.apply.roleArn, ...accounts.map((a) => roleArnIn(a, roleNames.write))].join(','),
+    );
   }
 
   /**

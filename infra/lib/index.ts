@@ -19,3 +19,13 @@ export {
   PolicyBundleUnavailableError,
   preparePolicyAsset,
 } from './policy-bundle-source.js';
+export {
+  DEFAULT_TARGET_ROLE_NAMES,
+  TargetAccountsConfigError,
+  type TargetRoleNames,
+} from './target-access.js';
+export {
+  type ControlPlaneRoleArns,
+  TargetAccountStack,
+  type TargetAccountStackProps,
+} from './target-account-stack.js';

@@ -30,6 +30,19 @@ export const STREAM_FILTER = {
 };
 
 /**
+ * Mutating EKS calls as CloudTrail records them. Target accounts forward events matching the same
+ * pattern to this stack's bus (target-account-stack.ts), where this rule picks them up.
+ */
+export const EKS_API_CALLS_PATTERN: events.EventPattern = {
+  source: ['aws.eks'],
+  detailType: ['AWS API Call via CloudTrail'],
+  detail: {
+    eventSource: ['eks.amazonaws.com'],
+    eventName: MUTATING_EKS_PREFIXES.map((p) => ({ prefix: p })),
+  },
+};
+
+/**
  * How long a sweep tick may wait to run: one period, within what Lambda's asynchronous invocation
  * (60 s to 6 h) and Scheduler (60 s to 24 h) accept.
  */
@@ -142,14 +155,7 @@ export class Triggers extends Construct {
     // CloudTrail delivers management events to the default bus of the region they happen in.
     return new events.Rule(this, 'EksApiCalls', {
       description: 'Mutating EKS API calls recorded by CloudTrail: reconcile the cluster at once',
-      eventPattern: {
-        source: ['aws.eks'],
-        detailType: ['AWS API Call via CloudTrail'],
-        detail: {
-          eventSource: ['eks.amazonaws.com'],
-          eventName: MUTATING_EKS_PREFIXES.map((p) => ({ prefix: p })),
-        },
-      },
+      eventPattern: EKS_API_CALLS_PATTERN,
       targets: [
         new eventsTargets.LambdaFunction(driftEvent, {
           deadLetterQueue: this.deadLetterQueue,
