@@ -17,7 +17,7 @@ export const ENV = {
   nodeRole: 'CLOUDORCH_DEFAULT_NODE_ROLE_ARN',
   subnets: 'CLOUDORCH_DEFAULT_SUBNET_IDS',
   securityGroups: 'CLOUDORCH_DEFAULT_SECURITY_GROUP_IDS',
-  /** CloudOrch's own roles (comma-separated): their EKS calls are not drift. */
+  /** CloudOrch's own roles (comma-separated; `arn:aws:iam::*:role/<name>` names a target role in every account): their EKS calls are not drift. */
   ownRoles: 'CLOUDORCH_OWN_ROLE_ARNS',
   /** EKS HTTP attempts per second per region for this function (unset: no client-side limit). */
   eksCallsPerSecond: 'CLOUDORCH_EKS_CALLS_PER_SECOND',

@@ -67,7 +67,13 @@ interface Composition<M> {
 
 /** The pipeline configuration: deployment defaults for creates, CloudOrch's own roles, fixed limits. */
 function configFromEnv(env: Env): PipelineConfig {
-  return { ...DEFAULT_CONFIG, defaults: defaultsFromEnv(env), ownRoleArns: list(env[ENV.ownRoles]) ?? [] };
+  const ownAccountId = env[ENV.ownAccountId] || undefined;
+  return {
+    ...DEFAULT_CONFIG,
+    defaults: defaultsFromEnv(env),
+    ownRoleArns: list(env[ENV.ownRoles]) ?? [],
+    ...(ownAccountId ? { ownAccountId } : {}),
+  };
 }
 
 /**

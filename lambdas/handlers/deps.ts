@@ -46,6 +46,8 @@ export interface PipelineConfig {
   readonly maxDeletionCalls: number;
   /** The role CloudOrch itself uses in EKS: drift events it caused are ignored. */
   readonly ownRoleArns: readonly string[];
+  /** The stack's account: an event from any other is about a target account's cluster. */
+  readonly ownAccountId?: string;
 }
 
 export const DEFAULT_CONFIG: Omit<PipelineConfig, 'defaults' | 'ownRoleArns'> = {

@@ -13,6 +13,8 @@ import { emit, log, METRIC } from '../telemetry.js';
 /** The parts of a CloudTrail "AWS API Call via CloudTrail" event this handler reads. */
 export interface CloudTrailEksEvent {
   readonly 'detail-type'?: string;
+  /** The account the event happened in (EventBridge's envelope; a target account's rule forwards it). */
+  readonly account?: string;
   readonly detail: {
     readonly eventSource: string;
     readonly eventName: string;
@@ -28,6 +30,33 @@ export interface CloudTrailEksEvent {
       readonly resourceArn?: string;
     } | null;
   };
+}
+
+/**
+ * Whether a caller is CloudOrch itself: one of its roles, where an entry may name any account with
+ * `*` (`arn:aws:iam::*:role/<name>`: the role it assumes in every target account).
+ */
+export function isOwnCaller(caller: string, own: readonly string[]): boolean {
+  return own.some((o) => {
+    if (o === caller) return true;
+    const [head, tail] = o.split(':*:');
+    return (
+      tail !== undefined &&
+      caller.startsWith(`${head}:`) &&
+      caller.endsWith(`:${tail}`) &&
+      /^\d{12}$/.test(caller.slice(head!.length + 1, caller.length - tail.length - 1))
+    );
+  });
+}
+
+/** The event's cluster target: in the event's account when that is not CloudOrch's own. */
+export function targetOf(
+  e: CloudTrailEksEvent,
+  clusterName: string,
+  ownAccountId: string | undefined,
+): { clusterName: string; region: string; accountId?: string } {
+  const other = ownAccountId !== undefined && e.account !== undefined && e.account !== ownAccountId;
+  return { clusterName, region: e.detail.awsRegion, ...(other ? { accountId: e.account } : {}) };
 }
 
 export function callerOf(e: CloudTrailEksEvent): string | undefined {
@@ -48,11 +77,11 @@ export async function onDriftEvent(e: CloudTrailEksEvent): Promise<{ started: bo
   if (e.detail.eventSource !== 'eks.amazonaws.com' || !isMutatingEksCall(e.detail.eventName))
     return { started: false, why: 'not a mutating EKS call' };
   const caller = callerOf(e);
-  if (caller && config.ownRoleArns.includes(caller))
+  if (caller && isOwnCaller(caller, config.ownRoleArns))
     return { started: false, why: 'made by CloudOrch itself' };
   const clusterName = clusterNameOf(e);
   if (!clusterName) return { started: false, why: 'no cluster name in the event' };
-  const target = { clusterName, region: e.detail.awsRegion };
+  const target = targetOf(e, clusterName, config.ownAccountId);
   const obs = await provider.observe(target);
   const owner = obs.cluster?.tags[OWNER_TAG];
   const id =
