@@ -359,10 +359,12 @@ export class CloudOrch extends Construct {
       functions: fns.functions,
       roles: fns.roles,
     });
-    // Apply's calls in a listed account run as the write role there: they are not drift either.
+    // Apply's calls in a target account run as the write role there: they are not drift either. With
+    // an organization the accounts are not listed: `*` names the write role in any account.
+    const targets = props.targetOrganizationId !== undefined ? ['*'] : accounts;
     fns.functions.driftEvent.addEnvironment(
       ENV.ownRoles,
-      [fns.roles.apply.roleArn, ...accounts.map((a) => roleArnIn(a, roleNames.write))].join(','),
+      [fns.roles.apply.roleArn, ...targets.map((a) => roleArnIn(a, roleNames.write))].join(','),
     );
   }
 

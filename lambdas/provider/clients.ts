@@ -18,9 +18,16 @@ export const HTTP_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 15_000 
 /** Session length for assumed roles; the SDK refreshes before expiry. */
 const ASSUME_ROLE_SECONDS = 3600;
 
+/** The AWS partition of a region: China and GovCloud regions have their own. */
+export function partitionOf(region: string): string {
+  if (region.startsWith('cn-')) return 'aws-cn';
+  if (region.startsWith('us-gov-')) return 'aws-us-gov';
+  return 'aws';
+}
+
 /** The role CloudOrch assumes in a target account: one name per function side, in every account. */
-export function targetRoleArn(accountId: string, roleName: string): string {
-  return `arn:aws:iam::${accountId}:role/${roleName}`;
+export function targetRoleArn(accountId: string, roleName: string, region = 'us-east-1'): string {
+  return `arn:${partitionOf(region)}:iam::${accountId}:role/${roleName}`;
 }
 
 export interface EksClientOptions {

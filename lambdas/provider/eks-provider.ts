@@ -99,11 +99,11 @@ export class EksProvider implements ClusterProvider {
   private client(region: string, accountId?: string): EKSClient {
     return this.clients.forRegion(
       region,
-      accountId === undefined ? this.roleArn : this.targetRole(accountId),
+      accountId === undefined ? this.roleArn : this.targetRole(accountId, region),
     );
   }
 
-  private targetRole(accountId: string): string {
+  private targetRole(accountId: string, region: string): string {
     if (accountId === this.ownAccountId)
       throw new PermanentError(`spec.accountId ${accountId} is the stack's own account`, {
         code: 'OwnAccountNamed',
@@ -115,14 +115,14 @@ export class EksProvider implements ClusterProvider {
         code: 'NoTargetAccounts',
         remediation: `This deployment reaches no other account: its functions have no target role name (${ENV.targetRoleName}). Leave spec.accountId out to manage the cluster in CloudOrch's own account.`,
       });
-    return targetRoleArn(accountId, this.targetRoleName);
+    return targetRoleArn(accountId, this.targetRoleName, region);
   }
 
   async observe(ref: ClusterRef, opts: ObserveOptions = {}): Promise<Observation> {
     try {
       return await this.observeWith(this.client(ref.region, ref.accountId), ref, opts);
     } catch (e) {
-      throw this.explainAssumeDenied(ref.accountId, e);
+      throw this.explainAssumeDenied(ref.accountId, ref.region, e);
     }
   }
 
@@ -223,14 +223,14 @@ export class EksProvider implements ClusterProvider {
     try {
       return await call(() => applyOperation(this.client(op.region, op.accountId), op));
     } catch (e) {
-      throw explainDenied(op, this.explainAssumeDenied(op.accountId, e));
+      throw explainDenied(op, this.explainAssumeDenied(op.accountId, op.region, e));
     }
   }
 
   /** STS refusing the target account's role: a permanent error naming the role to create or allow. */
-  private explainAssumeDenied(accountId: string | undefined, e: unknown): unknown {
+  private explainAssumeDenied(accountId: string | undefined, region: string, e: unknown): unknown {
     if (accountId === undefined || !(e instanceof PermanentError) || e.code !== 'AccessDenied') return e;
-    const role = targetRoleArn(accountId, this.targetRoleName ?? '');
+    const role = targetRoleArn(accountId, this.targetRoleName ?? '', region);
     return new PermanentError(`cannot assume ${role} in account ${accountId}: ${e.message}`, {
       code: 'AssumeRoleDenied',
       cause: e,

@@ -18,6 +18,13 @@ import {
 } from './support.js';
 
 const B = '222233334444';
+/** What a cluster in another account names itself: the deployment's defaults are the own account's. */
+const inAccount = (account: string) => ({
+  accountId: account,
+  clusterRoleArn: `arn:aws:iam::${account}:role/eks-cluster`,
+  nodeRoleArn: `arn:aws:iam::${account}:role/eks-node`,
+  network: { subnetIds: ['subnet-0a000000000000001', 'subnet-0b000000000000002'] },
+});
 const C = '333344445555';
 
 const { harness } = useHarness();
@@ -37,7 +44,7 @@ const clustersOf = (account: string) =>
 describe('pipeline scenarios: target accounts', () => {
   it('a cluster in a second account: created there through its role, nothing in the own account', async () => {
     await sim().createRole(B, LOCAL_TARGET_ROLE);
-    await applyAndSettle(h, 'team/b', spec('in-b', { accountId: B }));
+    await applyAndSettle(h, 'team/b', spec('in-b', inAccount(B)));
     expect(await statusOf(h, 'team/b')).toMatchObject({ ready: true });
     expect(clustersOf(B)).toContain('in-b');
     expect(clustersOf(LOCAL_ACCOUNT)).not.toContain('in-b');
@@ -48,7 +55,7 @@ describe('pipeline scenarios: target accounts', () => {
   });
 
   it('a missing target role: a permanent error naming the role, and nothing created', async () => {
-    await applyAndSettle(h, 'team/c', spec('in-c', { accountId: C }));
+    await applyAndSettle(h, 'team/c', spec('in-c', inAccount(C)));
     const st = await statusOf(h, 'team/c');
     expect(st?.ready).toBe(false);
     const ready = condition(st, 'Ready');
@@ -81,7 +88,7 @@ describe('pipeline scenarios: target accounts', () => {
     await sim().resetCalls();
     // A record for B's 'twin' never changes it without adopt; a record for the own account's 'twin'
     // is another target, claimed and created apart.
-    await applyAndSettle(h, 'team/twin-b', spec('twin', { accountId: B }));
+    await applyAndSettle(h, 'team/twin-b', spec('twin', inAccount(B)));
     const b = await statusOf(h, 'team/twin-b');
     expect(b?.ready).toBe(false);
     expect(condition(b, 'Ready')?.reason).toBe('NotOwned');

@@ -24,8 +24,23 @@ describe('spec.accountId', () => {
     expect(refOf(spec)).toEqual(spec);
   });
 
-  it('every planned call names the target account; a record without one names none', () => {
+  it("another account gets none of the deployment's default roles or subnets", () => {
     const ops = plan(desired({ accountId: OTHER }), observation(null), DEFAULTS);
+    expect(ops.map((op) => op.kind === 'Impossible' && op.field)).toEqual([
+      'clusterRoleArn',
+      'network.subnetIds',
+    ]);
+    expect(ops[0]?.kind === 'Impossible' && ops[0].remediation).toContain(`a role in account ${OTHER}`);
+  });
+
+  it('every planned call names the target account; a record without one names none', () => {
+    const own = {
+      accountId: OTHER,
+      clusterRoleArn: `arn:aws:iam::${OTHER}:role/eks-cluster`,
+      nodeRoleArn: `arn:aws:iam::${OTHER}:role/eks-node`,
+      network: { subnetIds: ['subnet-0000000c', 'subnet-0000000d'] },
+    };
+    const ops = plan(desired(own), observation(null), DEFAULTS);
     expect(ops.length).toBeGreaterThan(0);
     for (const op of ops) expect(op).toMatchObject({ accountId: OTHER });
     for (const op of plan(desired({}), observation(null), DEFAULTS))
@@ -59,6 +74,8 @@ describe('the provider and target accounts', () => {
 
   it('builds one client per (account, region), assuming the role named for this function', () => {
     expect(targetRoleArn(OTHER, 'cloudorch-observe')).toBe(`arn:aws:iam::${OTHER}:role/cloudorch-observe`);
+    expect(targetRoleArn(OTHER, 'r', 'cn-north-1')).toBe(`arn:aws-cn:iam::${OTHER}:role/r`);
+    expect(targetRoleArn(OTHER, 'r', 'us-gov-west-1')).toBe(`arn:aws-us-gov:iam::${OTHER}:role/r`);
     const p = new EksProvider({
       endpoint: 'http://127.0.0.1:9',
       credentials,

@@ -24,7 +24,7 @@ import { accessDrift } from './converge-access.js';
 import { addonsDrift } from './converge-addons.js';
 import { impossible } from './guards.js';
 import { POOL_FIELD_TABLE, type PoolRule, poolsDrift } from './pool-fields.js';
-import type { Impossible, MutatingOperation, PlanDefaults } from './types.js';
+import { defaultsFor, type Impossible, type MutatingOperation, type PlanDefaults } from './types.js';
 
 export { type DriftItem, type FieldContext, fieldContext } from './compare.js';
 
@@ -225,10 +225,10 @@ const POOL_RULES: readonly PoolRule[] = Object.values(POOL_FIELD_TABLE);
 export function detectDrift(
   spec: CloudClusterSpec,
   o: Observation,
-  defaults: PlanDefaults = {},
+  deployment: PlanDefaults = {},
 ): DriftItem[] {
   if (!o.cluster) return [{ field: 'cluster', desired: 'exists', observed: 'not found' }];
-  const ctx = fieldContext(spec, o.cluster, o.nodegroups, defaults, o);
+  const ctx = fieldContext(spec, o.cluster, o.nodegroups, defaultsFor(spec, deployment), o);
   const items: DriftItem[] = RULES.flatMap((rule) => rule.drift?.(ctx) ?? []);
   for (const pg of ctx.assignment.pools)
     for (const rule of POOL_RULES) items.push(...(rule.drift?.(ctx, pg) ?? []));

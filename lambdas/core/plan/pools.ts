@@ -9,7 +9,7 @@ import { createdByCloudOrch, POOL_TAG } from '../ownership.js';
 import { DEFAULT_POOL, type NodePool } from '../spec/pools.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import { desiredNodegroup, matchesFields, matchesShape, type NodegroupShape } from './nodegroup.js';
-import type { PlanDefaults } from './types.js';
+import { defaultsFor, type PlanDefaults } from './types.js';
 
 export interface PoolGroups {
   readonly pool: NodePool;
@@ -44,8 +44,9 @@ export function poolOfNodegroup(ng: ObservedNodegroup): string | undefined {
 export function assignPools(
   spec: CloudClusterSpec,
   nodegroups: readonly ObservedNodegroup[],
-  defaults: PlanDefaults,
+  deployment: PlanDefaults,
 ): PoolAssignment {
+  const defaults = defaultsFor(spec, deployment);
   const shapes = spec.nodeGroups.map((pool) => ({ pool, shape: desiredNodegroup(pool, spec, defaults) }));
   const byName = new Map(shapes.map((s) => [s.shape.name, s.pool.name]));
   const listed = new Set(spec.nodeGroups.map((p) => p.name));

@@ -10,21 +10,31 @@ import { deletionStep } from './deletion.js';
 import type { Step } from './guards.js';
 import { claimBlock, impossible, ownershipBlock } from './guards.js';
 import { withToken } from './tokens.js';
-import { baseOf, type Desired, type Impossible, type PlanDefaults } from './types.js';
+import { baseOf, type Desired, defaultsFor, type Impossible, type PlanDefaults } from './types.js';
 
 export type { Step } from './guards.js';
 
 const none = (impossible: Impossible[] = []): Step => ({ impossible, next: null });
 
 /** What a create needs that neither the spec nor the deployment gave. */
-function createBlockers(roleArn: string | undefined, subnetIds: readonly string[]): Impossible[] {
+function createBlockers(
+  roleArn: string | undefined,
+  subnetIds: readonly string[],
+  accountId: string | undefined,
+): Impossible[] {
   const blockers: Impossible[] = [];
+  // The deployment's defaults are CloudOrch's own account's: another account names its own.
+  const elsewhere = accountId
+    ? ` in account ${accountId} (the deployment's defaults are for CloudOrch's own account)`
+    : '';
   if (!roleArn)
     blockers.push(
       impossible(
         'clusterRoleArn',
         'no cluster IAM role is known',
-        'Set spec.clusterRoleArn or deploy CloudOrch with a default cluster role.',
+        accountId
+          ? `Set spec.clusterRoleArn to a role${elsewhere}.`
+          : 'Set spec.clusterRoleArn or deploy CloudOrch with a default cluster role.',
       ),
     );
   if (subnetIds.length < 2)
@@ -32,7 +42,9 @@ function createBlockers(roleArn: string | undefined, subnetIds: readonly string[
       impossible(
         'network.subnetIds',
         'EKS needs at least two subnets',
-        'Set spec.network.subnetIds or deploy CloudOrch with default subnets.',
+        accountId
+          ? `Set spec.network.subnetIds to subnets${elsewhere}.`
+          : 'Set spec.network.subnetIds or deploy CloudOrch with default subnets.',
       ),
     );
   return blockers;
@@ -42,7 +54,7 @@ function createCluster(d: Desired, defaults: PlanDefaults): Step {
   const { spec } = d;
   const roleArn = spec.clusterRoleArn ?? defaults.clusterRoleArn;
   const subnetIds = spec.network?.subnetIds ?? defaults.subnetIds ?? [];
-  const blockers = createBlockers(roleArn, subnetIds);
+  const blockers = createBlockers(roleArn, subnetIds, spec.accountId);
   if (blockers.length > 0) return none(blockers);
   const op = {
     kind: 'CreateCluster',
@@ -62,7 +74,8 @@ function createCluster(d: Desired, defaults: PlanDefaults): Step {
 }
 
 /** The next step for one cluster. Pure: the same input always gives the same step. */
-export function nextStep(d: Desired, o: Observation, defaults: PlanDefaults = {}): Step {
+export function nextStep(d: Desired, o: Observation, deployment: PlanDefaults = {}): Step {
+  const defaults = defaultsFor(d.spec, deployment);
   if (d.deletionRequested) return deletionStep(d, o);
   if (d.spec.paused) return none();
   const c = o.cluster;

@@ -26,6 +26,17 @@ export interface Desired {
   readonly claimedBy?: string;
 }
 
+/**
+ * The deployment defaults a spec may use: they name roles and subnets of CloudOrch's own account, so
+ * a cluster in another account (`spec.accountId`) gets none and must name its own.
+ */
+export function defaultsFor(
+  spec: { readonly accountId?: string | undefined },
+  defaults: PlanDefaults,
+): PlanDefaults {
+  return spec.accountId === undefined ? defaults : {};
+}
+
 /** Where a create gets what the spec leaves to deployment configuration. */
 export interface PlanDefaults {
   readonly clusterRoleArn?: string;
