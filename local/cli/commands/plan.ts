@@ -12,6 +12,7 @@ import { observeScope } from '../../../lambdas/core/observe-scope.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
+import { refOf } from '../../../lambdas/core/provider.js';
 import { UPGRADE_WARNING_HINT } from '../../../lambdas/core/status-parts.js';
 import type { Cli } from '../cli.js';
 import { type Output, paint } from '../format.js';
@@ -59,10 +60,7 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
       deletionRequested: false,
     };
     // What the pipeline reads too: add-ons, access entries and (while an upgrade is pending) insights.
-    const observation = await t.provider.observe(
-      { clusterName: m.spec.clusterName, region: m.spec.region },
-      observeScope(m.spec),
-    );
+    const observation = await t.provider.observe(refOf(m.spec), observeScope(m.spec));
     const ops = plan(desired, observation, t.defaults);
     const estimate = estimateSpecCost(m.spec, now);
     const decision = await policy.evaluate(
