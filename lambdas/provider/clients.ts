@@ -13,7 +13,12 @@ import { budgetedRetryStrategy, EKS_RETRY_BUDGET, type RetryBudget } from './ret
  * Per-request deadlines, so a hung connection becomes a retryable `TimeoutError` and a reconcile step
  * always keeps time to write status.
  */
-export const HTTP_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 15_000 } as const;
+export const HTTP_TIMEOUTS = {
+  connectionTimeout: 3_000,
+  requestTimeout: 15_000,
+  // Without it the SDK only logs a warning when requestTimeout passes and the call hangs on.
+  throwOnRequestTimeout: true,
+} as const;
 
 /** Session length for assumed roles; the SDK refreshes before expiry. */
 const ASSUME_ROLE_SECONDS = 3600;
@@ -118,7 +123,12 @@ export class EksClients {
           },
           ...(typeof base === 'object' || typeof base === 'function' ? { masterCredentials: base } : {}),
           // Only explicit configuration points STS elsewhere: locally the simulator answers AssumeRole.
-          clientConfig: { region, ...(this.endpoint ? { endpoint: this.endpoint } : {}) },
+          clientConfig: {
+            region,
+            ...(this.endpoint ? { endpoint: this.endpoint } : {}),
+            requestHandler: HTTP_TIMEOUTS,
+            maxAttempts: 3,
+          },
         }),
       );
       this.sessions.set(roleArn, shared);
@@ -143,17 +153,20 @@ export function refreshing(
   now: () => number = Date.now,
 ): AwsCredentialIdentityProvider {
   let current: Promise<AwsCredentialIdentity> | undefined;
+  const fresh = (c: AwsCredentialIdentity | undefined): c is AwsCredentialIdentity =>
+    c !== undefined && (c.expiration === undefined || c.expiration.getTime() - now() > REFRESH_MARGIN_MS);
   return async () => {
-    const held = current ? await current.catch(() => undefined) : undefined;
-    if (held && (held.expiration === undefined || held.expiration.getTime() - now() > REFRESH_MARGIN_MS))
-      return held;
-    const next = source();
-    current = next;
-    try {
-      return await next;
-    } catch (err) {
-      if (current === next) current = undefined;
-      throw err;
+    const seen = current;
+    const held = seen ? await seen.catch(() => undefined) : undefined;
+    if (fresh(held)) return held;
+    // Callers that waited on the same stale or failed session share one new request.
+    if (current === seen || current === undefined) {
+      const next = source();
+      current = next;
+      next.catch(() => {
+        if (current === next) current = undefined;
+      });
     }
+    return current;
   };
 }

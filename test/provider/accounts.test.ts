@@ -29,7 +29,19 @@ describe('spec.accountId', () => {
     expect(ops.map((op) => op.kind === 'Impossible' && op.field)).toEqual([
       'clusterRoleArn',
       'network.subnetIds',
+      'nodeGroups[default].nodeRoleArn',
     ]);
+    const noNodeRole = plan(
+      desired({
+        accountId: OTHER,
+        clusterRoleArn: `arn:aws:iam::${OTHER}:role/eks-cluster`,
+        network: { subnetIds: ['subnet-0000000c', 'subnet-0000000d'] },
+      }),
+      observation(null),
+      DEFAULTS,
+    );
+    // Nothing is created when a pool could not be: a control plane alone is billed and useless.
+    expect(noNodeRole.map((op) => op.kind)).toEqual(['Impossible']);
     expect(ops[0]?.kind === 'Impossible' && ops[0].remediation).toContain(`a role in account ${OTHER}`);
   });
 
@@ -121,6 +133,38 @@ describe('assumed-role credentials', () => {
     await expect(p()).rejects.toThrow('AccessDenied');
     fail = false;
     expect((await p()).accessKeyId).toBe('k4');
+  });
+});
+
+describe('concurrent callers share one request', () => {
+  it('at first, near expiry and after a failure', async () => {
+    let calls = 0;
+    let clock = Date.UTC(2026, 0, 1);
+    let fail = false;
+    const p = refreshing(
+      async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 5));
+        if (fail) throw new Error('AccessDenied');
+        return {
+          accessKeyId: `k${calls}`,
+          secretAccessKey: 's',
+          expiration: new Date(clock + 60 * 60_000),
+        };
+      },
+      () => clock,
+    );
+    const ten = () => Promise.allSettled(Array.from({ length: 10 }, () => p()));
+    await ten();
+    expect(calls).toBe(1);
+    clock += 58 * 60_000;
+    await ten();
+    expect(calls).toBe(2);
+    fail = true;
+    clock += 120 * 60_000;
+    const failed = await ten();
+    expect(failed.every((r) => r.status === 'rejected')).toBe(true);
+    expect(calls).toBe(3);
   });
 });
 

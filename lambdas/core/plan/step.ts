@@ -55,6 +55,17 @@ function createCluster(d: Desired, defaults: PlanDefaults): Step {
   const roleArn = spec.clusterRoleArn ?? defaults.clusterRoleArn;
   const subnetIds = spec.network?.subnetIds ?? defaults.subnetIds ?? [];
   const blockers = createBlockers(roleArn, subnetIds, spec.accountId);
+  // Another account's pools have no deployment default either: a cluster whose pools could not be
+  // created is not created (a control plane alone is billed and useless).
+  if (spec.accountId)
+    for (const pool of spec.nodeGroups.filter((p) => !p.nodeRoleArn))
+      blockers.push(
+        impossible(
+          `nodeGroups[${pool.name}].nodeRoleArn`,
+          'no node IAM role is known',
+          `Set the pool's nodeRoleArn (or spec.nodeRoleArn) to a role in account ${spec.accountId} (the deployment's defaults are for CloudOrch's own account).`,
+        ),
+      );
   if (blockers.length > 0) return none(blockers);
   const op = {
     kind: 'CreateCluster',
