@@ -15,3 +15,16 @@ export interface Target {
 export function describeTarget(t: Target): string {
   return `${t.accountId ?? DEFAULT_ACCOUNT}/${t.region}/${t.clusterName}`;
 }
+
+/**
+ * Why a target cannot be reached at all (the error codes the provider gives): the spec names the
+ * stack's own account, the deployment reaches no other account, or STS refused the role there.
+ */
+export const UNREACHABLE_TARGET = {
+  ownAccount: 'OwnAccountNamed',
+  noTargetAccounts: 'NoTargetAccounts',
+  roleDenied: 'AssumeRoleDenied',
+} as const;
+
+export const isUnreachableCode = (code: string | undefined): boolean =>
+  code !== undefined && (Object.values(UNREACHABLE_TARGET) as string[]).includes(code);

@@ -33,6 +33,11 @@ export interface ObserveResult {
   readonly ownedArn?: string;
   /** Another record holding this record's target. */
   readonly claimedBy?: string;
+  /**
+   * Set for a deletion whose target cannot be reached at all (see core/target.ts) while this record
+   * never created or owned a cluster: why. The record is released without touching EKS.
+   */
+  readonly unreachable?: string;
 }
 
 export type PlanAction =

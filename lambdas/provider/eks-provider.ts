@@ -32,6 +32,7 @@ import { PermanentError } from '../core/errors.js';
 import type { Observation } from '../core/observation.js';
 import type { MutatingOperation } from '../core/plan/types.js';
 import type { ApplyResult, ClusterProvider, ClusterRef, ObserveOptions } from '../core/provider.js';
+import { UNREACHABLE_TARGET } from '../core/target.js';
 import { type EksClientOptions, EksClients, targetRoleArn } from './clients.js';
 import { call, unlessGone } from './eks-calls.js';
 import { explainDenied } from './errors.js';
@@ -106,13 +107,13 @@ export class EksProvider implements ClusterProvider {
   private targetRole(accountId: string, region: string): string {
     if (accountId === this.ownAccountId)
       throw new PermanentError(`spec.accountId ${accountId} is the stack's own account`, {
-        code: 'OwnAccountNamed',
+        code: UNREACHABLE_TARGET.ownAccount,
         remediation:
           "Leave spec.accountId out for clusters in CloudOrch's own account: one cluster has one target, and a record naming the account would be a second one.",
       });
     if (!this.targetRoleName)
       throw new PermanentError(`cluster in account ${accountId}: this deployment manages no other account`, {
-        code: 'NoTargetAccounts',
+        code: UNREACHABLE_TARGET.noTargetAccounts,
         remediation: `This deployment reaches no other account: its functions have no target role name (${ENV.targetRoleName}). Leave spec.accountId out to manage the cluster in CloudOrch's own account.`,
       });
     return targetRoleArn(accountId, this.targetRoleName, region);
@@ -232,7 +233,7 @@ export class EksProvider implements ClusterProvider {
     if (accountId === undefined || !(e instanceof PermanentError) || e.code !== 'AccessDenied') return e;
     const role = targetRoleArn(accountId, this.targetRoleName ?? '', region);
     return new PermanentError(`cannot assume ${role} in account ${accountId}: ${e.message}`, {
-      code: 'AssumeRoleDenied',
+      code: UNREACHABLE_TARGET.roleDenied,
       cause: e,
       remediation: `Create ${role} in account ${accountId}, trusting CloudOrch's function role, and let that function assume it (sts:AssumeRole).`,
     });

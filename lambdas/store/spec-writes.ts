@@ -185,7 +185,7 @@ async function afterLostSpecRace(
  * recorded as intended or applied, or one in its history. Read before a spec write; a status written
  * between that read and the write is not seen (a window of milliseconds).
  */
-function mayOwnCluster(r: ClusterRecord): string | undefined {
+export function mayOwnCluster(r: ClusterRecord): string | undefined {
   const owned = ownedArnOf(r.status);
   if (owned) return owned;
   const created =

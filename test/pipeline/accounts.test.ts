@@ -62,6 +62,12 @@ describe('pipeline scenarios: target accounts', () => {
     expect(ready?.message).toContain(`arn:aws:iam::${C}:role/${LOCAL_TARGET_ROLE}`);
     expect(ready?.remediation).toContain(`Create arn:aws:iam::${C}:role/${LOCAL_TARGET_ROLE}`);
     expect(clustersOf(C)).toEqual([]);
+    // It never had a cluster: deleting it releases the record without touching EKS, although the
+    // target still cannot be reached.
+    await h.cp.store.requestDeletion('team/c');
+    await h.cp.settle();
+    expect(await h.cp.store.get('team/c')).toBeUndefined();
+    expect(clustersOf(C)).toEqual([]);
   });
 
   it('the same name in two accounts is two targets; the ownership guard holds in each', async () => {

@@ -5,11 +5,14 @@
  */
 
 import { isDeletion } from '../../config.js';
+import { PermanentError } from '../../core/errors.js';
 import { observeScope } from '../../core/observe-scope.js';
 import { refOf } from '../../core/provider.js';
 import { validateSpec } from '../../core/spec/validate.js';
 import { ownedArnOf } from '../../core/status.js';
+import { isUnreachableCode } from '../../core/target.js';
 import { RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
+import { mayOwnCluster } from '../../store/spec-writes.js';
 import type { ExecutionState, ObserveResult } from '../contracts.js';
 import { depsOf } from '../deps.js';
 import { assertHoldsLease } from './lease.js';
@@ -55,9 +58,18 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
     if (!(err instanceof TargetClaimedError)) throw err;
     claimedBy = err.holder;
   }
-  const observation = await provider.observe(refOf(v.spec), {
-    trackedUpdates: record.trackedUpdates ?? [],
-    ...observeScope(v.spec),
-  });
-  return { ...base, spec: v.spec, observation, ...(claimedBy ? { claimedBy } : {}) };
+  try {
+    const observation = await provider.observe(refOf(v.spec), {
+      trackedUpdates: record.trackedUpdates ?? [],
+      ...observeScope(v.spec),
+    });
+    return { ...base, spec: v.spec, observation, ...(claimedBy ? { claimedBy } : {}) };
+  } catch (err) {
+    // A record that never had a cluster is let go even when its target cannot be reached: nothing
+    // of it exists in EKS to delete, and waiting for a reachable target would keep it forever.
+    const deleting = record.deletionRequestedAt !== undefined;
+    if (deleting && err instanceof PermanentError && isUnreachableCode(err.code) && !mayOwnCluster(record))
+      return { ...base, spec: v.spec, unreachable: err.message };
+    throw err;
+  }
 }

@@ -34,6 +34,16 @@ export async function planStep(state: ExecutionState): Promise<PlanResult> {
   if (!o) throw new InternalError('plan needs an observation');
   const empty = { operations: [], descriptions: [], impossible: [], drift: [] };
   if (o.recordInvalid !== undefined) return { action: 'recordInvalid', ...empty };
+  if (o.unreachable !== undefined) {
+    const notOurs: Impossible = {
+      kind: 'Impossible',
+      field: 'accountId',
+      reason: `the target cannot be reached (${o.unreachable}) and this record never created or owned a cluster`,
+      remediation: 'Nothing to do: the record is released, and nothing in EKS was touched.',
+      ownership: 'NotOwned',
+    };
+    return { action: 'release', ...empty, impossible: [notOurs] };
+  }
   if (!o.spec || !o.observation) return { action: 'specInvalid', ...empty };
 
   const desired = {
