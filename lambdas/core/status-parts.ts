@@ -7,7 +7,7 @@ import { accessPolicyName } from './access-policies.js';
 import { type ConditionInput, ConditionType, failure, notYet, Reason, success } from './conditions.js';
 import { Health } from './health.js';
 import type { Observation } from './observation.js';
-import type { Impossible, Operation, UpgradeGate } from './plan/types.js';
+import type { Impossible, Operation, UpgradeGate, UpgradeWarning } from './plan/types.js';
 import type { CloudClusterSpec } from './spec/schema.js';
 import type { AccessSummary } from './status.js';
 
@@ -112,7 +112,7 @@ export function upgradeConditions(
   g: number,
 ): ConditionInput[] {
   const blocked = impossible.find((i) => i.upgradeBlocked)?.upgradeBlocked;
-  const warned = operations.find((op) => op.kind === 'UpgradeWarning');
+  const warned = operations.find((op): op is UpgradeWarning => op.kind === 'UpgradeWarning');
   const out: ConditionInput[] = [];
   if (blocked) {
     const stop = impossible.find((i) => i.upgradeBlocked);
@@ -128,7 +128,7 @@ export function upgradeConditions(
     out.push(
       notYet(ConditionType.UpgradeBlocked, Reason.UpgradeClear, 'No upgrade insight blocks a step', g),
     );
-  if (warned && warned.kind === 'UpgradeWarning')
+  if (warned)
     out.push({
       type: ConditionType.UpgradeWarning,
       status: 'True',

@@ -3,6 +3,10 @@
  * beside the cluster record in a WeakMap so a deleted cluster takes its entries with it. Records here;
  * EKS's JSON shapes and errors too, so the handlers stay small.
  */
+import {
+  accessPolicyArn,
+  CLUSTER_ADMIN_POLICY as CLUSTER_ADMIN_POLICY_NAME,
+} from '../../lambdas/core/access-policies.js';
 import { type ClusterRec, SimError } from './model.js';
 import { invalidParameter, invalidRequest } from './rules.js';
 import type { SimState } from './state.js';
@@ -59,7 +63,8 @@ export interface AccessConfigInput {
 
 const ACCESS = new WeakMap<ClusterRec, AccessRec>();
 
-export const CLUSTER_ADMIN_POLICY = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy';
+/** The creator's bootstrap entry gets EKS's cluster-admin policy (the one name list is core's). */
+export const CLUSTER_ADMIN_POLICY = accessPolicyArn(CLUSTER_ADMIN_POLICY_NAME);
 
 /**
  * The principal of every request not signed with credentials the simulator's STS issued: the simulator

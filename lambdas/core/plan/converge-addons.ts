@@ -67,9 +67,6 @@ export function addonBlockers(ctx: FieldContext): Impossible[] {
   });
 }
 
-/** Whether an add-on blocker stands in the way of the next control-plane step. */
-export const addonsBlockUpgrade = (ctx: FieldContext): boolean => addonBlockers(ctx).length > 0;
-
 /** What converging one listed add-on takes next, if anything (no call on one in transition). */
 function addonStep(x: PlanContext, addon: Addon): MutatingOperation | null {
   const versions = x.parts.addonVersions?.[addon.name];
