@@ -40,6 +40,15 @@ export const ENV = {
   policyReloadSeconds: 'CLOUDORCH_POLICY_RELOAD_SECONDS',
   sweepPeriod: 'CLOUDORCH_SWEEP_PERIOD_SECONDS',
   sweepConcurrency: 'CLOUDORCH_SWEEP_CONCURRENCY',
+  /**
+   * The coordination table: the EKS budget of every (account, region), shared by every function that
+   * calls EKS, and the sweep shards' run leases. Unset: a per-process limit only (the CLI).
+   */
+  coordinationTable: 'CLOUDORCH_COORDINATION_TABLE',
+  /** The sweep shard function the dispatcher invokes, one invocation per (account, region). */
+  sweepShardFunction: 'CLOUDORCH_SWEEP_SHARD_FUNCTION',
+  /** Seconds between two full observations of a cluster by the sweep (the check reads less). */
+  fullObservePeriod: 'CLOUDORCH_FULL_OBSERVE_PERIOD_SECONDS',
 } as const;
 
 /** The deployment defaults of creates, by the PlanDefaults member each one fills. */
@@ -62,6 +71,7 @@ export const SETTING_DEFAULTS = {
   sweepPeriodSeconds: 300,
   sweepConcurrency: 8,
   eksCallsPerSecond: 5,
+  fullObservePeriodSeconds: 3600,
   policyReloadSeconds: 60,
 } as const;
 
@@ -90,6 +100,17 @@ export const METRIC = {
   ObserveFailures: 'ObserveFailures',
   /** Clusters found without the ownership tag they had. */
   OwnershipLost: 'OwnershipLost',
+  /** Seconds a caller waited for its EKS budget slot, per (account, region). */
+  EksBudgetWaitSeconds: 'EksBudgetWaitSeconds',
+  /** Budget claims refused because the (account, region) queue was too long for the caller. */
+  EksBudgetExhausted: 'EksBudgetExhausted',
+  /** Per shard run: clusters it holds, and clusters it checked before its window closed. */
+  SweepShardClusters: 'SweepShardClusters',
+  SweepShardChecked: 'SweepShardChecked',
+  /** Seconds between two checks of a shard's clusters, at the rate it achieves (period when healthy). */
+  SweepCadenceSeconds: 'SweepCadenceSeconds',
+  /** Shards that could not check all their clusters in one period (the cadence degraded). */
+  SweepShardsDegraded: 'SweepShardsDegraded',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 

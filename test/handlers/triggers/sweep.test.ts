@@ -1,6 +1,7 @@
 /** The sweep's pure parts: whether a record needs a run, and the fleet gauges it emits. */
 import { describe, expect, it } from 'vitest';
-import { decideFromRecord, fleetGauges } from '../../../lambdas/handlers/triggers/sweep.js';
+import { fleetGauges } from '../../../lambdas/handlers/triggers/sweep.js';
+import { decideFromRecord } from '../../../lambdas/handlers/triggers/sweep-decide.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import { spec } from '../../pipeline/support.js';
 

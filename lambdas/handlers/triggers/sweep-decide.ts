@@ -1,0 +1,129 @@
+/**
+ * What the sweep decides for one cluster: from the record alone when it can, else by observing the
+ * cluster and planning as a run would. Starting a run is the only thing a decision can lead to.
+ */
+import { backingOff } from '../../core/backoff.js';
+import { Reason } from '../../core/conditions.js';
+import { observeScope } from '../../core/observe-scope.js';
+import { detectDrift } from '../../core/plan/fields.js';
+import { firstAction, plan } from '../../core/plan/plan.js';
+import { refOf } from '../../core/provider.js';
+import { validateSpec } from '../../core/spec/validate.js';
+import { ownedArnOf } from '../../core/status.js';
+import { driftShown } from '../../core/status-drift.js';
+import { addonsCondition } from '../../core/status-parts.js';
+import { leaseView } from '../../store/lease.js';
+import type { ClusterRecord } from '../../store/types.js';
+import { DEFAULT_CONFIG, depsOf } from '../deps.js';
+import { checkHolder } from '../lease-holder.js';
+import { emit, log, METRIC } from '../telemetry.js';
+
+/**
+ * EKS calls of observing a quiet cluster with its one node group (DescribeCluster, ListNodegroups,
+ * DescribeNodegroup): what capacity estimates divide the per-region rate by.
+ */
+export const OBSERVE_CALLS = 3;
+
+export const readyReason = (r: ClusterRecord) => r.status?.conditions.find((c) => c.type === 'Ready')?.reason;
+
+export type SweepDecision = { start: false; why: string } | { start: true; why: string };
+
+/** The last run could not observe EKS: it is observed again even while backing off, to restore the truth. */
+const observeFailed = (r: ClusterRecord) => readyReason(r) === Reason.ObserveFailed;
+
+/**
+ * A deletion asked for after the last failure is new work: it is not held back by a backoff that
+ * was earned before it (a failing cluster must still be deletable within a sweep period).
+ */
+function deletionAfterFailure(r: ClusterRecord): boolean {
+  return (
+    r.deletionRequestedAt !== undefined &&
+    r.failures !== undefined &&
+    Date.parse(r.deletionRequestedAt) > Date.parse(r.failures.lastAt)
+  );
+}
+
+/** What the sweep can decide from the record alone, without calling anything. */
+export function decideFromRecord(
+  r: ClusterRecord,
+  now: Date,
+  leaseTtlMs: number = DEFAULT_CONFIG.leaseTtlMs,
+): SweepDecision | undefined {
+  const lease = leaseView(r.lease, now, leaseTtlMs);
+  if (lease === 'expired') return { start: true, why: 'dead execution (lease expired)' };
+  if (lease === 'implausible')
+    return { start: true, why: 'lease not written by CloudOrch (expires too late)' };
+  if (lease === 'live') return undefined; // the caller asks whether its execution still runs
+  if (r.deletionRequestedAt) {
+    if (backingOff(r.failures, r.generation, now) && !deletionAfterFailure(r))
+      return { start: false, why: 'backing off after failures' };
+    return { start: true, why: 'deletion pending' };
+  }
+  if (!r.status || r.status.observedGeneration !== r.generation)
+    return { start: true, why: 'status is stale' };
+  if (!validateSpec(r.spec).ok) return { start: false, why: 'spec invalid: waiting for a spec change' };
+  return undefined;
+}
+
+/** A live-looking lease: the cluster is busy unless the execution it names has ended. */
+async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
+  const holder = await checkHolder(depsOf('sweep').executions, r.lease?.executionArn);
+  if (holder.ended) return { start: true, why: `dead execution (${holder.detail ?? 'ended'})` };
+  return { start: false, why: 'an execution holds the lease' };
+}
+
+export async function decide(r: ClusterRecord): Promise<SweepDecision> {
+  const { provider, config, now } = depsOf('sweep');
+  const at = now();
+  const quick = decideFromRecord(r, at, config.leaseTtlMs);
+  if (quick) return quick;
+  if (r.lease) return decideOnLease(r);
+  const v = validateSpec(r.spec);
+  if (!v.ok) return { start: false, why: 'spec invalid' };
+  if (v.spec.paused) return { start: false, why: 'paused' };
+  let observation: Awaited<ReturnType<typeof provider.observe>>;
+  try {
+    observation = await provider.observe(
+      refOf(v.spec),
+      // What the reconcile reads, so add-on and access drift start a run as node group drift does.
+      { trackedUpdates: r.trackedUpdates ?? [], ...observeScope(v.spec) },
+    );
+  } catch (err) {
+    emit(METRIC.ObserveFailures, 1, { Source: 'sweep' });
+    log().warn('sweep could not observe a cluster', { clusterId: r.id, error: String(err) });
+    // A run of its own retries the observation and, if EKS stays unreadable, says so in status:
+    // also for a cluster backing off, whose status would otherwise keep its last answer. Once status
+    // says ObserveFailed, nothing more is started until an observation succeeds.
+    if (observeFailed(r)) return { start: false, why: 'still unobservable' };
+    return { start: true, why: 'observation failed' };
+  }
+  const ownedArn = ownedArnOf(r.status);
+  const d = {
+    id: r.id,
+    spec: v.spec,
+    generation: r.generation,
+    deletionRequested: false,
+    ...(ownedArn ? { ownedArn } : {}),
+  };
+  const ops = plan(d, observation, config.defaults);
+  if (observeFailed(r)) return { start: true, why: 'observation recovered' };
+  if (backingOff(r.failures, r.generation, at)) return { start: false, why: 'backing off after failures' };
+  const drift = detectDrift(v.spec, observation, config.defaults);
+  const blocked = ops.filter((op) => op.kind === 'Impossible');
+  // Ownership is read on every check: a lost tag turns a Ready cluster into a run that says so.
+  if (blocked.length > 0 && r.status?.ready)
+    return { start: true, why: `status is out of date: ${blocked.map((b) => b.field).join(', ')}` };
+  if (blocked.length > 0) return { start: false, why: 'blocked: waiting for a change' };
+  const action = firstAction(ops);
+  // Drift the plan leaves alone (reported only) and status already shows needs no run every period.
+  if (drift.length > 0 && (action || !driftShown(r.status, drift)))
+    return { start: true, why: `drift: ${drift.map((x) => x.field).join(', ')}` };
+  if (action) return { start: true, why: action.kind === 'Wait' ? 'in progress' : 'work to do' };
+  if (!r.status?.ready) return { start: true, why: 'converged but status not ready' };
+  // Add-on health changes no spec field: a DEGRADED add-on on a Ready cluster still needs its status.
+  const addons = v.spec.addons?.length ? addonsCondition(v.spec, observation, r.generation) : undefined;
+  const shown = r.status.conditions.find((c) => c.type === addons?.type);
+  if (addons && (shown?.status !== addons.status || shown.message !== addons.message))
+    return { start: true, why: `add-ons: ${addons.message}` };
+  return { start: false, why: 'in sync' };
+}
