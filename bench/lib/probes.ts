@@ -12,10 +12,11 @@ import { STEP_HANDLERS } from '../../lambdas/handlers/steps/index.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
 import type { StepFunctionKey } from '../../lambdas/statemachine/definition.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import type { ControlPlane } from '../../local/runtime/control-plane.js';
+import { type ControlPlane, LOCAL_ACCOUNT } from '../../local/runtime/control-plane.js';
 import { LOCAL_CREDENTIALS } from '../../local/runtime/credentials.js';
 import { feedWrites } from '../../local/store/write-tap.js';
 
+const OWN_ACCOUNT = LOCAL_ACCOUNT;
 export const TABLE = 'cloudorch-desired-state';
 const LOCAL = { region: 'us-east-1', credentials: LOCAL_CREDENTIALS };
 
@@ -77,6 +78,8 @@ export interface EksRequest {
   /** Epoch ms with sub-ms precision, when the attempt was sent. */
   readonly at: number;
   readonly region: string;
+  /** The target account: the assumed role's, else the simulator's default (the stack's own). */
+  readonly account: string;
   readonly op: string;
   readonly cluster: string | undefined;
   readonly token: string | undefined;
@@ -104,7 +107,7 @@ export class EksLog {
   private readonly seen = new WeakSet<EKSClient>();
 
   /** Logs every HTTP attempt: the deserialize step runs once per attempt, inside the SDK's retries. */
-  attach(client: EKSClient, region: string): void {
+  attach(client: EKSClient, region: string, account = OWN_ACCOUNT): void {
     if (this.seen.has(client)) return;
     this.seen.add(client);
     client.middlewareStack.add(
@@ -113,6 +116,7 @@ export class EksLog {
         const base = {
           at: now(),
           region,
+          account,
           op: (context.commandName ?? 'Unknown').replace(/Command$/, ''),
           cluster: clusterOf(input),
           token: input.clientRequestToken,
@@ -144,7 +148,7 @@ export class EksLog {
     const original = clients.forRegion.bind(clients);
     clients.forRegion = (region: string, roleArn?: string) => {
       const c = original(region, roleArn);
-      this.attach(c, region);
+      this.attach(c, region, roleArn ? (/:iam::(\d{12}):/.exec(roleArn)?.[1] ?? '?') : OWN_ACCOUNT);
       return c;
     };
   }
