@@ -153,6 +153,16 @@ export interface Observation {
   /** `null` when EKS answered "not found" for the cluster. */
   readonly cluster: ObservedCluster | null;
   readonly nodegroups: readonly ObservedNodegroup[];
+  /**
+   * `false` when the node groups were described by name (the sweep's check) rather than listed:
+   * `nodegroups` then holds the named groups that still exist, and a group created since (a foreign
+   * one added out of band) is not in it. Absent: listed, `nodegroups` is every group of the cluster.
+   * Only the sweep's check reads this way, and its plan only decides whether to start a run (which
+   * observes fully): no status is written from it, and the deletion planner refuses it, since "no
+   * group left" is exactly what it cannot tell. A group quota counted from it is a lower bound; at
+   * worst the check plans a create where the run makes room first, and either way a run starts.
+   */
+  readonly nodegroupsListed?: false;
   /** When the observation was taken (ISO 8601). */
   readonly observedAt: string;
   /** Every add-on of the cluster. Absent: not read (an observation from before add-ons). */

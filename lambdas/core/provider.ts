@@ -46,6 +46,12 @@ export interface TrackedUpdate {
 export interface ObserveOptions {
   /** Updates started by CloudOrch whose outcome is not known yet. */
   readonly trackedUpdates?: readonly TrackedUpdate[];
+  /**
+   * Describe exactly these node groups instead of listing them (the sweep's check, with the names
+   * the record's status knows); one EKS no longer knows is left out. The observation then says
+   * `nodegroupsListed: false`: a group created since is not in it. Absent: list and describe all.
+   */
+  readonly nodegroupNames?: readonly string[];
   /** Read the cluster's add-ons (the spec has `addons`, even an empty list). */
   readonly addons?: boolean;
   /** Add-ons whose versions to read (DescribeAddonVersions): the ones the spec lists. */

@@ -2,7 +2,8 @@
  * The EKS provider: the only code that talks to EKS, on `@aws-sdk/client-eks`.
  *
  * Contract (in addition to {@link ClusterProvider}'s):
- * - `observe` reads DescribeCluster, ListNodegroups + DescribeNodegroup, (when asked) ListAddons + DescribeAddon
+ * - `observe` reads DescribeCluster, ListNodegroups + DescribeNodegroup (or, given `nodegroupNames`,
+ *   DescribeNodegroup of exactly those, without listing: the sweep's check), (when asked) ListAddons + DescribeAddon
  *   (+ DescribePodIdentityAssociation per association), DescribeUpdate for every tracked update, and
  *   ListUpdates only for a resource whose status is UPDATING without a tracked update in progress
  *   (someone else started it, or its id was lost). On request it also reads add-on versions
@@ -82,6 +83,30 @@ function listNodegroups(client: EKSClient, clusterName: string): Promise<string[
   );
 }
 
+/**
+ * The cluster's node groups: listed and described, or (the sweep's check) described by the names
+ * given, without a list. A group that vanished since it was listed or named (DescribeNodegroup: not
+ * found) is left out; `undefined` when the list found the cluster gone. By name, a cluster gone since
+ * DescribeCluster leaves every group out: its check plans their creation and so starts a run, whose
+ * full look finds the cluster gone.
+ */
+async function readNodegroups(
+  client: EKSClient,
+  clusterName: string,
+  byName: readonly string[] | undefined,
+): Promise<Nodegroup[] | undefined> {
+  const names = byName ? [...new Set(byName)] : await unlessGone(() => listNodegroups(client, clusterName));
+  if (!names) return undefined;
+  const nodegroups: Nodegroup[] = [];
+  for (const nodegroupName of names) {
+    const out = await unlessGone(() =>
+      client.send(new DescribeNodegroupCommand({ clusterName, nodegroupName })),
+    );
+    if (out) nodegroups.push(required(out.nodegroup, 'nodegroup'));
+  }
+  return nodegroups;
+}
+
 export class EksProvider implements ClusterProvider {
   readonly clients: EksClients;
   private readonly roleArn: string | undefined;
@@ -138,15 +163,9 @@ export class EksProvider implements ClusterProvider {
         ? { ...gone, addonVersions: await call(() => readAddonVersions(client, opts.addonVersionsOf ?? [])) }
         : gone;
     const cluster = toObservedCluster(required(described.cluster, 'cluster'));
-    const names = await unlessGone(() => listNodegroups(client, name));
-    if (!names) return gone;
-    const nodegroups: Nodegroup[] = [];
-    for (const nodegroupName of names) {
-      const out = await unlessGone(() =>
-        client.send(new DescribeNodegroupCommand({ clusterName: name, nodegroupName })),
-      );
-      if (out) nodegroups.push(required(out.nodegroup, 'nodegroup'));
-    }
+    const byName = opts.nodegroupNames !== undefined;
+    const nodegroups = await readNodegroups(client, name, opts.nodegroupNames);
+    if (!nodegroups) return gone;
     // Add-ons only when asked (the spec has `addons`): a cluster without them costs no add-on call.
     const addonNames = opts.addons ? await unlessGone(() => listAddons(client, name)) : [];
     if (!addonNames) return gone;
@@ -189,6 +208,8 @@ export class EksProvider implements ClusterProvider {
           }
         : {}),
       ...parts,
+      // Said on the observation: only these groups were read, so nothing may conclude others are absent.
+      ...(byName ? { nodegroupsListed: false as const } : {}),
       observedAt,
     };
   }

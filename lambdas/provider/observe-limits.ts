@@ -26,6 +26,8 @@ export const PAGE_SIZE = 100;
 
 /** What an observation read beyond the cluster and its node groups (absent: not read, or none). */
 export interface ObservedParts {
+  /** The node groups were described by name (`nodegroupNames`), not listed: no ListNodegroups page. */
+  readonly nodegroupsByName?: boolean;
   /** Add-ons ListAddons named; absent: add-ons were not read. */
   readonly addons?: number;
   /** Pod identity associations of those add-ons, in all. */
@@ -42,7 +44,8 @@ export interface ObservedParts {
  * Upper bound of logical EKS calls (before SDK retries) of one observation with `nodegroups` node
  * groups and `tracked` tracked updates (of the control plane, node groups and add-ons):
  *
- *   1 DescribeCluster + maxNodegroupPages + one DescribeNodegroup each + one DescribeUpdate per tracked update
+ *   1 DescribeCluster + maxNodegroupPages (none when described by name) + one DescribeNodegroup each
+ *   + one DescribeUpdate per tracked update
  *   + when add-ons are read: maxAddonPages + one DescribeAddon each + one DescribePodIdentityAssociation per association
  *   + maxAddonVersionPages per add-on of `addonVersionsOf`
  *   + when access is read: maxAccessEntryPages + per entry one DescribeAccessEntry and maxAccessPolicyPages
@@ -55,7 +58,7 @@ export interface ObservedParts {
 export function observeCallBound(nodegroups: number, tracked: number, parts: ObservedParts = {}): number {
   const L = OBSERVE_LIMITS;
   const addons = parts.addons ?? 0;
-  const core = 1 + L.maxNodegroupPages + nodegroups + tracked;
+  const core = 1 + (parts.nodegroupsByName ? 0 : L.maxNodegroupPages) + nodegroups + tracked;
   // Add-ons are read only when asked for (the spec has `addons`).
   const addonReads = parts.addons === undefined ? 0 : L.maxAddonPages + addons + (parts.podIdentities ?? 0);
   const versions = (parts.addonVersionsOf ?? 0) * L.maxAddonVersionPages;

@@ -163,5 +163,7 @@ describe('bounded lists', () => {
       base + L.maxAccessEntryPages + 2 * (1 + L.maxAccessPolicyPages),
     );
     expect(observeCallBound(1, 1, { insights: true })).toBe(base + L.maxInsightPages + L.maxInsightDescribes);
+    // Node groups described by name (the sweep's check): no list page.
+    expect(observeCallBound(1, 1, { nodegroupsByName: true })).toBe(base - L.maxNodegroupPages);
   });
 });

@@ -3,12 +3,16 @@
  * (the plan reports the ownership block and the record is released). `Retain` only marks the
  * cluster released, so that a later record may adopt it.
  */
+import { InternalError } from '../errors.js';
 import type { Observation } from '../observation.js';
 import { MANAGED_BY_TAG, MANAGED_BY_VALUE, OWNER_TAG, ownershipOf, RELEASED_TAG } from '../ownership.js';
 import { busy, impossible, ownershipBlock, type Step } from './guards.js';
 import { baseOf, type Desired } from './types.js';
 
 export function deletionStep(d: Desired, o: Observation): Step {
+  // "No node group left, delete the cluster" needs every group: one described by name is not that.
+  if (o.nodegroupsListed === false)
+    throw new InternalError(`deletion of ${d.id} planned from an observation that did not list node groups`);
   const c = o.cluster;
   if (!c) return { impossible: [], next: null };
   const owner = ownershipOf(c.tags, d.id);

@@ -1,32 +1,53 @@
 /**
  * What the sweep decides for one cluster: from the record alone when it can, else by observing the
- * cluster and planning as a run would. Starting a run is the only thing a decision can lead to.
+ * cluster and planning as a run would. Starting a run is the only thing a decision can lead to. Most
+ * looks are checks (the cluster and the node groups status names, judged against the spec reduced to
+ * them); one per full period, and every look at a record whose status cannot guide a check, is a full
+ * observation (core/observe-tier.ts). A run always observes fully.
  */
+import { ENV, SETTING_DEFAULTS } from '../../config.js';
 import { backingOff } from '../../core/backoff.js';
 import { Reason } from '../../core/conditions.js';
+import type { Observation } from '../../core/observation.js';
 import { observeScope } from '../../core/observe-scope.js';
+import {
+  checkView,
+  driftShownWithin,
+  knownNodegroups,
+  type ObserveTier,
+  tierOf,
+} from '../../core/observe-tier.js';
 import { detectDrift } from '../../core/plan/fields.js';
 import { firstAction, plan } from '../../core/plan/plan.js';
 import { refOf } from '../../core/provider.js';
+import type { CloudClusterSpec } from '../../core/spec/schema.js';
 import { validateSpec } from '../../core/spec/validate.js';
 import { ownedArnOf } from '../../core/status.js';
 import { driftShown } from '../../core/status-drift.js';
 import { addonsCondition } from '../../core/status-parts.js';
 import { leaseView } from '../../store/lease.js';
 import type { ClusterRecord } from '../../store/types.js';
+import { type Env, envNumber } from '../compose.js';
 import { DEFAULT_CONFIG, depsOf } from '../deps.js';
 import { checkHolder } from '../lease-holder.js';
 import { emit, log, METRIC } from '../telemetry.js';
 
 /**
- * EKS calls of observing a quiet cluster with its one node group (DescribeCluster, ListNodegroups,
- * DescribeNodegroup): what capacity estimates divide the per-region rate by.
+ * EKS calls of a full observation of a quiet cluster with its one node group (DescribeCluster,
+ * ListNodegroups, DescribeNodegroup): an upper bound of every sweep look at such a cluster.
  */
 export const OBSERVE_CALLS = 3;
 
+/**
+ * EKS calls of the sweep's check of that cluster (DescribeCluster, DescribeNodegroup): what most
+ * looks cost; one look in every fullObservePeriod / sweepPeriod is full ({@link OBSERVE_CALLS}).
+ */
+export const CHECK_CALLS = 2;
+
 export const readyReason = (r: ClusterRecord) => r.status?.conditions.find((c) => c.type === 'Ready')?.reason;
 
-export type SweepDecision = { start: false; why: string } | { start: true; why: string };
+/** Whether to start a run, why, and with which tier the cluster was observed (absent: it was not). */
+export type SweepDecision = { start: boolean; why: string; tier?: ObserveTier };
 
 /** The last run could not observe EKS: it is observed again even while backing off, to restore the truth. */
 const observeFailed = (r: ClusterRecord) => readyReason(r) === Reason.ObserveFailed;
@@ -72,7 +93,38 @@ async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
   return { start: false, why: 'an execution holds the lease' };
 }
 
-export async function decide(r: ClusterRecord): Promise<SweepDecision> {
+/** How often the sweep runs and how often it observes a cluster fully (the rest of its looks are checks). */
+export interface TierSettings {
+  readonly periodSeconds: number;
+  readonly fullObservePeriodSeconds: number;
+}
+
+export const DEFAULT_TIER_SETTINGS: TierSettings = {
+  periodSeconds: SETTING_DEFAULTS.sweepPeriodSeconds,
+  fullObservePeriodSeconds: SETTING_DEFAULTS.fullObservePeriodSeconds,
+};
+
+/** The full-observation period the stack set (CLOUDORCH_FULL_OBSERVE_PERIOD_SECONDS), else the default. */
+export function fullObservePeriodFrom(env: Env): number {
+  return envNumber(env, ENV.fullObservePeriod) ?? SETTING_DEFAULTS.fullObservePeriodSeconds;
+}
+
+/**
+ * What the tier reads and judges against. A check: the cluster and the node groups status names,
+ * the tracked updates, and the spec reduced to that (see checkView). Full: what a run reads.
+ */
+function lookOf(r: ClusterRecord, spec: CloudClusterSpec, tier: ObserveTier) {
+  const trackedUpdates = r.trackedUpdates ?? [];
+  const names = tier === 'check' ? knownNodegroups(r.status) : undefined;
+  if (names) return { spec: checkView(spec), opts: { trackedUpdates, nodegroupNames: names } };
+  // What the reconcile reads, so add-on and access drift start a run as node group drift does.
+  return { spec, opts: { trackedUpdates, ...observeScope(spec) } };
+}
+
+export async function decide(
+  r: ClusterRecord,
+  tiers: TierSettings = DEFAULT_TIER_SETTINGS,
+): Promise<SweepDecision> {
   const { provider, config, now } = depsOf('sweep');
   const at = now();
   const quick = decideFromRecord(r, at, config.leaseTtlMs);
@@ -81,26 +133,36 @@ export async function decide(r: ClusterRecord): Promise<SweepDecision> {
   const v = validateSpec(r.spec);
   if (!v.ok) return { start: false, why: 'spec invalid' };
   if (v.spec.paused) return { start: false, why: 'paused' };
-  let observation: Awaited<ReturnType<typeof provider.observe>>;
+  const tier = tierOf(r, at, tiers.periodSeconds, tiers.fullObservePeriodSeconds);
+  const { spec, opts } = lookOf(r, v.spec, tier);
+  let observation: Observation;
   try {
-    observation = await provider.observe(
-      refOf(v.spec),
-      // What the reconcile reads, so add-on and access drift start a run as node group drift does.
-      { trackedUpdates: r.trackedUpdates ?? [], ...observeScope(v.spec) },
-    );
+    observation = await provider.observe(refOf(v.spec), opts);
   } catch (err) {
     emit(METRIC.ObserveFailures, 1, { Source: 'sweep' });
-    log().warn('sweep could not observe a cluster', { clusterId: r.id, error: String(err) });
+    log().warn('sweep could not observe a cluster', { clusterId: r.id, error: String(err), tier });
     // A run of its own retries the observation and, if EKS stays unreadable, says so in status:
     // also for a cluster backing off, whose status would otherwise keep its last answer. Once status
     // says ObserveFailed, nothing more is started until an observation succeeds.
-    if (observeFailed(r)) return { start: false, why: 'still unobservable' };
-    return { start: true, why: 'observation failed' };
+    if (observeFailed(r)) return { start: false, why: 'still unobservable', tier };
+    return { start: true, why: 'observation failed', tier };
   }
+  return { ...judge(r, spec, observation, tier, at), tier };
+}
+
+/** The decision from an observation: start a run for anything a run would do or status should say. */
+function judge(
+  r: ClusterRecord,
+  spec: CloudClusterSpec,
+  observation: Observation,
+  tier: ObserveTier,
+  at: Date,
+): SweepDecision {
+  const { config } = depsOf('sweep');
   const ownedArn = ownedArnOf(r.status);
   const d = {
     id: r.id,
-    spec: v.spec,
+    spec,
     generation: r.generation,
     deletionRequested: false,
     ...(ownedArn ? { ownedArn } : {}),
@@ -108,22 +170,25 @@ export async function decide(r: ClusterRecord): Promise<SweepDecision> {
   const ops = plan(d, observation, config.defaults);
   if (observeFailed(r)) return { start: true, why: 'observation recovered' };
   if (backingOff(r.failures, r.generation, at)) return { start: false, why: 'backing off after failures' };
-  const drift = detectDrift(v.spec, observation, config.defaults);
+  const drift = detectDrift(spec, observation, config.defaults);
   const blocked = ops.filter((op) => op.kind === 'Impossible');
   // Ownership is read on every check: a lost tag turns a Ready cluster into a run that says so.
   if (blocked.length > 0 && r.status?.ready)
     return { start: true, why: `status is out of date: ${blocked.map((b) => b.field).join(', ')}` };
   if (blocked.length > 0) return { start: false, why: 'blocked: waiting for a change' };
   const action = firstAction(ops);
-  // Drift the plan leaves alone (reported only) and status already shows needs no run every period.
-  if (drift.length > 0 && (action || !driftShown(r.status, drift)))
+  // Drift the plan leaves alone (reported only) and status already shows needs no run every period;
+  // a check sees part of what status shows, so each of its differences need only be among them.
+  const shown = tier === 'check' ? driftShownWithin(r.status, drift) : driftShown(r.status, drift);
+  if (drift.length > 0 && (action || !shown))
     return { start: true, why: `drift: ${drift.map((x) => x.field).join(', ')}` };
   if (action) return { start: true, why: action.kind === 'Wait' ? 'in progress' : 'work to do' };
   if (!r.status?.ready) return { start: true, why: 'converged but status not ready' };
   // Add-on health changes no spec field: a DEGRADED add-on on a Ready cluster still needs its status.
-  const addons = v.spec.addons?.length ? addonsCondition(v.spec, observation, r.generation) : undefined;
-  const shown = r.status.conditions.find((c) => c.type === addons?.type);
-  if (addons && (shown?.status !== addons.status || shown.message !== addons.message))
+  // Only a full look reads add-ons.
+  const addons = spec.addons?.length ? addonsCondition(spec, observation, r.generation) : undefined;
+  const shownAddons = r.status.conditions.find((c) => c.type === addons?.type);
+  if (addons && (shownAddons?.status !== addons.status || shownAddons.message !== addons.message))
     return { start: true, why: `add-ons: ${addons.message}` };
   return { start: false, why: 'in sync' };
 }
