@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/build-dist.mjs';
 
 const run = promisify(execFile);
+/** Two esbuild builds of the CLI each: seconds alone, much longer on a busy 2-core machine. */
+const BUILDS_TIMEOUT = 120_000;
 let copy: string;
 
 const help = async () => (await run(process.execPath, [join(copy, 'bin', 'cloudorch.mjs'), '--help'])).stdout;
@@ -37,23 +39,31 @@ afterAll(async () => {
 });
 
 describe('compiled CLI in a checkout', () => {
-  it('builds dist/ on first run and rebuilds it when a source changes', async () => {
-    expect(await help()).toContain('Keep EKS clusters converged');
-    const main = join(copy, 'local', 'cli', 'main.ts');
-    await writeFile(
-      main,
-      (await readFile(main, 'utf8')).replace('Keep EKS clusters converged', 'Keep EKS fleets converged'),
-    );
-    expect(await help()).toContain('Keep EKS fleets converged');
-  });
+  it(
+    'builds dist/ on first run and rebuilds it when a source changes',
+    async () => {
+      expect(await help()).toContain('Keep EKS clusters converged');
+      const main = join(copy, 'local', 'cli', 'main.ts');
+      await writeFile(
+        main,
+        (await readFile(main, 'utf8')).replace('Keep EKS clusters converged', 'Keep EKS fleets converged'),
+      );
+      expect(await help()).toContain('Keep EKS fleets converged');
+    },
+    BUILDS_TIMEOUT,
+  );
 
-  it('rebuilds a bundle that was deleted or damaged, not only one whose sources changed', async () => {
-    const bundle = join(copy, 'dist', 'cli.mjs');
-    await rm(bundle);
-    expect(await help()).toContain('Keep EKS fleets converged');
-    await writeFile(bundle, '');
-    expect(await help()).toContain('Keep EKS fleets converged');
-  });
+  it(
+    'rebuilds a bundle that was deleted or damaged, not only one whose sources changed',
+    async () => {
+      const bundle = join(copy, 'dist', 'cli.mjs');
+      await rm(bundle);
+      expect(await help()).toContain('Keep EKS fleets converged');
+      await writeFile(bundle, '');
+      expect(await help()).toContain('Keep EKS fleets converged');
+    },
+    BUILDS_TIMEOUT,
+  );
 
   it('runs the shipped build, untouched, when no sources are beside it', async () => {
     const before = await readFile(join(copy, 'dist', 'cli.mjs'), 'utf8');
