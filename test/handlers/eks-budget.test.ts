@@ -3,7 +3,7 @@
  * (account, region)'s shared budget from that table, sized by the composed function; without a
  * table, the per-process limiter stays; EksThrottled names the account and the region.
  */
-import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV, METRIC } from '../../lambdas/config.js';
 import { PermanentError } from '../../lambdas/core/errors.js';
@@ -11,7 +11,9 @@ import { budgetKey, slotSpacingMs } from '../../lambdas/core/rate-slots.js';
 import type { FunctionKey } from '../../lambdas/functions/catalog.js';
 import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
 import { compose, type Endpoints } from '../../lambdas/handlers/compose.js';
+import { toStepError } from '../../lambdas/handlers/envelope.js';
 import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
+import { EksBudgetExhaustedError } from '../../lambdas/store/errors.js';
 import { createTable } from '../../local/store/table.js';
 import { useSimulator } from '../eks-sim/support.js';
 import { type DynamoServer, dynamoClient, startDynalite } from '../store/servers.js';
@@ -105,6 +107,30 @@ describe('eksProvider with a coordination table', () => {
     const throttled = points.filter((p) => p.name === METRIC.EksThrottled);
     expect(throttled.length).toBeGreaterThan(0);
     for (const p of throttled) expect(p.dimensions).toEqual({ Account: OWN, Region: 'sa-east-1' });
+  });
+
+  it('fails an EKS call retryably when the queue reaches past the function horizon', async () => {
+    const points: MetricPoint[] = [];
+    const remove = addMetricSink((p) => points.push(p));
+    await ddb.send(
+      new PutItemCommand({
+        TableName: TABLE,
+        Item: { id: { S: budgetKey(OWN, 'me-south-1') }, nextMs: { N: String(Date.now() + 60_000) } },
+      }),
+    );
+    const env = { [ENV.eksCallsPerSecond]: '5', [ENV.coordinationTable]: TABLE, [ENV.ownAccountId]: OWN };
+    const sweep = compose1(env, 'sweep');
+    const failed = await sweep.deps.provider
+      .observe({ clusterName: 'absent', region: 'me-south-1' })
+      .catch((e: unknown) => e);
+    sweep.close();
+    remove();
+    expect(failed).toBeInstanceOf(EksBudgetExhaustedError);
+    // It leaves a step as TransientError, which the state machine retries as it does a throttle.
+    expect(toStepError(failed).name).toBe('TransientError');
+    expect(points.filter((p) => p.name === METRIC.EksBudgetExhausted).map((p) => p.dimensions)).toEqual([
+      { Account: OWN, Region: 'me-south-1' },
+    ]);
   });
 
   it('refuses a rate below one per second by name', () => {
