@@ -88,8 +88,8 @@ export interface CloudOrchProps {
    */
   readonly sweepConcurrency?: number;
   /**
-   * EKS HTTP attempts (retries included) per second per region that each function instance calling
-   * EKS may make; a client-side limit per Lambda instance, not a global one.
+   * EKS HTTP attempts (retries included) per second per account and region, shared by every function
+   * and instance calling EKS (time slots claimed in the coordination table).
    * @default 5
    */
   readonly eksCallsPerSecond?: number;
