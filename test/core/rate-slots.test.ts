@@ -108,6 +108,19 @@ describe('many claimants sharing one budget', () => {
     );
   });
 
+  it('would break the bound if late slots were used instead of forfeited', () => {
+    const d = slotSpacingMs(5);
+    const item: { next?: number } = {};
+    const uses: number[] = [];
+    for (let now = 0; now < 5_000; now += 50) {
+      // Every other slot used 2U late: what the forfeit rule forbids.
+      claimOn(item, now, 2, d, 30_000)?.forEach((slot, i) =>
+        uses.push(slot + (i === 0 ? 2 * USE_WINDOW_MS : 0)),
+      );
+    }
+    expect(maxPerSecond(uses)).toBeGreaterThan(5);
+  });
+
   it('reaches the effective rate when the budget is busy', () => {
     const d = slotSpacingMs(5);
     const item: { next?: number } = {};

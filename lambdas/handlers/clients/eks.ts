@@ -51,8 +51,8 @@ function rateLimit(w: Wiring): BeforeAttempt | undefined {
   if (!rate) return undefined;
   const table = w.env[ENV.coordinationTable] || undefined;
   if (table) return sharedBudget(w, rate, table);
-  const perRegion = perSecondLimiter(rate);
-  return (region) => perRegion(region);
+  const perKey = perSecondLimiter(rate);
+  return (region, account) => perKey(`${account}#${region}`);
 }
 
 export function eksProvider(w: Wiring): EksProvider {
