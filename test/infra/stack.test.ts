@@ -278,6 +278,12 @@ describe('observability', () => {
     }
   });
 
+  it('graphs EKS throttles and the EKS budget by the dimensions they are emitted with', () => {
+    const body = JSON.stringify(s.template.findResources('AWS::CloudWatch::Dashboard'));
+    for (const m of [METRIC.EksThrottled, METRIC.EksBudgetWaitSeconds, METRIC.EksBudgetExhausted])
+      expect(body).toMatch(new RegExp(`,Account,Region,service\\} MetricName=[\\\\"]*${m}[\\\\"]*'`));
+  });
+
   it('alarms on failing executions, stuck deletions, a degraded policy engine and uncorrected drift', () => {
     const alarms = JSON.stringify(s.template.findResources('AWS::CloudWatch::Alarm'));
     for (const m of ['ExecutionsFailed', METRIC.DeletionStuck, METRIC.PolicyEngineDegraded]) {
