@@ -17,17 +17,30 @@ export interface SlotPoolOptions extends ClaimSettings {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Time spent waiting for slots since the last report, once per claim (one metric line per write). */
   readonly onWait?: (account: string, region: string, seconds: number) => void;
+  /**
+   * Whether a claim's error is a refusal (the queue is past the horizon). A refusal is handed to
+   * every take for a while (a quarter of the horizon, at most a second) without claiming again:
+   * the queue cannot have shrunk much sooner, and each refused claim costs two writes.
+   */
+  readonly isRefusal?: (err: unknown) => boolean;
+}
+
+/** How long a refusal is remembered. */
+export function refusalHoldMs(horizonMs: number): number {
+  return Math.min(1000, horizonMs / 4);
 }
 
 class Pool {
   private slots: number[] = [];
   private inFlight: Promise<void> | undefined;
   private waitedMs = 0;
+  private refused: { readonly err: unknown; readonly until: number } | undefined;
 
   constructor(
     private readonly account: string,
     private readonly region: string,
-    private readonly o: Required<Omit<SlotPoolOptions, 'onWait'>> & Pick<SlotPoolOptions, 'onWait'>,
+    private readonly o: Required<Omit<SlotPoolOptions, 'onWait' | 'isRefusal'>> &
+      Pick<SlotPoolOptions, 'onWait' | 'isRefusal'>,
   ) {}
 
   /** Resolves when a request may go out: now is within the use window of a slot this caller owns. */
@@ -51,15 +64,23 @@ class Pool {
 
   /** One claim per key at a time: concurrent waiters share the one in flight. */
   private refill(): Promise<void> {
+    if (this.refused && this.o.clock() < this.refused.until) return Promise.reject(this.refused.err);
     if (!this.inFlight) {
       const waited = this.waitedMs;
       this.waitedMs = 0;
       if (waited > 0) this.o.onWait?.(this.account, this.region, waited / 1000);
       this.inFlight = this.o
         .claim(this.account, this.region, this.o.claimSize, this.o.horizonMs)
-        .then((got) => {
-          this.slots = [...this.slots, ...got].sort((a, b) => a - b);
-        })
+        .then(
+          (got) => {
+            this.slots = [...this.slots, ...got].sort((a, b) => a - b);
+          },
+          (err: unknown) => {
+            if (this.o.isRefusal?.(err))
+              this.refused = { err, until: this.o.clock() + refusalHoldMs(this.o.horizonMs) };
+            throw err;
+          },
+        )
         .finally(() => {
           this.inFlight = undefined;
         });

@@ -56,6 +56,29 @@ describe('slotPools', () => {
     expect(waited.length).toBeGreaterThan(0);
   });
 
+  it('remembers a refusal for a while instead of claiming again', async () => {
+    let t = 0;
+    let claims = 0;
+    class Refused extends Error {}
+    const take = slotPools({
+      claimSize: 2,
+      horizonMs: 2000,
+      clock: () => t,
+      claim: async () => {
+        claims++;
+        throw new Refused('queue too long');
+      },
+      isRefusal: (e) => e instanceof Refused,
+    });
+    await expect(take('r', 'a')).rejects.toBeInstanceOf(Refused);
+    t = 499;
+    await expect(take('r', 'a')).rejects.toBeInstanceOf(Refused);
+    expect(claims).toBe(1);
+    t = 500;
+    await expect(take('r', 'a')).rejects.toBeInstanceOf(Refused);
+    expect(claims).toBe(2);
+  });
+
   it('passes a refused claim to every waiter sharing it', async () => {
     const take = slotPools({
       claimSize: 2,

@@ -69,7 +69,11 @@ describe('BudgetClaims', () => {
     const spacingMs = slotSpacingMs(rate);
     const instances = [claimSettings('observe', rate), claimSettings('sweep', rate)].map((settings) => {
       const claims = new BudgetClaims({ client, tableName: TABLE, spacingMs });
-      const take = slotPools({ ...settings, claim: (a, r, k, h) => claims.claim(a, r, k, h) });
+      const take = slotPools({
+        ...settings,
+        claim: (a, r, k, h) => claims.claim(a, r, k, h),
+        isRefusal: (e) => e instanceof EksBudgetExhaustedError,
+      });
       return { claims, take, settings, uses: 0, refused: 0 };
     });
     const uses: number[] = [];

@@ -40,6 +40,7 @@ export function sharedBudget(w: Wiring, perSecond: number, tableName: string): B
         throw err;
       }
     },
+    isRefusal: (err) => err instanceof EksBudgetExhaustedError,
     onWait: (account, region, seconds) =>
       emit(METRIC.EksBudgetWaitSeconds, seconds, { Account: account, Region: region }, 'Seconds'),
   });
