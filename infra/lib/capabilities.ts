@@ -96,6 +96,8 @@ const DELETE_CONDITION_ATTRIBUTES = ['lease', 'deletionRequestedAt', 'holder'];
 
 export interface CapabilityTargets {
   readonly table: dynamodb.TableV2;
+  /** The coordination table (the EKS budget items). */
+  readonly coordinationTable: dynamodb.TableV2;
   readonly stateMachine: sfn.IStateMachine;
   /** ARN of the policy bundle object. */
   readonly policyBundleObjectArn: string;
@@ -219,6 +221,8 @@ export function statementsFor(
           resources: [t.stateMachine.stateMachineArn],
         }),
       ];
+    case 'budget:claim':
+      return [budgetClaim(t.coordinationTable.tableArn)];
     case 'sfn:describe':
       return [
         new iam.PolicyStatement({
@@ -228,6 +232,24 @@ export function statementsFor(
         }),
       ];
   }
+}
+
+/** Budget items of the coordination table (key `budget#<account>#<region>`). */
+export const BUDGET_KEY_PREFIX = 'budget#';
+/** What a claim writes (`expiresAt`: the TTL) besides the key. */
+export const BUDGET_ATTRIBUTES = [KEY_ATTRIBUTE, 'nextMs', 'expiresAt'] as const;
+
+/** A budget claim: conditional UpdateItem of budget items only, of their own attributes only. */
+function budgetClaim(coordinationTableArn: string): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'ClaimEksBudget',
+    actions: ['dynamodb:UpdateItem'],
+    resources: [coordinationTableArn],
+    conditions: {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...BUDGET_ATTRIBUTES] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${BUDGET_KEY_PREFIX}*`] },
+    },
+  });
 }
 
 /** The default cluster and node roles, passed to EKS only (also the target accounts' write role). */

@@ -21,6 +21,7 @@ import {
   reconcileExecutionsArn,
   statementsFor,
 } from './capabilities.js';
+import { CoordinationTable } from './coordination-table.js';
 import { EksRoles } from './eks-roles.js';
 import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
 import { resourceFinding } from './nag.js';
@@ -87,8 +88,8 @@ export interface CloudOrchProps {
    */
   readonly sweepConcurrency?: number;
   /**
-   * EKS HTTP attempts (retries included) per second per region that each function instance calling
-   * EKS may make; a client-side limit per Lambda instance, not a global one.
+   * EKS HTTP attempts (retries included) per second per account and region, shared by every function
+   * and instance calling EKS (time slots claimed in the coordination table).
    * @default 5
    */
   readonly eksCallsPerSecond?: number;
@@ -173,6 +174,8 @@ export interface CloudOrchProps {
 
 export class CloudOrch extends Construct {
   readonly table: dynamodb.TableV2;
+  /** Transient state functions share (the EKS budget of each account and region). */
+  readonly coordinationTable: CoordinationTable;
   readonly functions: Readonly<Record<FunctionKey, lambda.Function>>;
   readonly stateMachine: sfn.StateMachine;
   readonly policyBundle: PolicyBundle;
@@ -194,6 +197,7 @@ export class CloudOrch extends Construct {
     this.table = this.tableConstruct.table;
     // `cloudorch version` reads the deployed version from this tag (ListTagsOfResource).
     Tags.of(this.table).add(VERSION_TAG, this.version);
+    this.coordinationTable = new CoordinationTable(this, 'Coordination');
     const roles = new EksRoles(this, 'EksRoles', {
       ...(props.clusterRole ? { clusterRole: props.clusterRole } : {}),
       ...(props.nodeRole ? { nodeRole: props.nodeRole } : {}),
@@ -205,7 +209,7 @@ export class CloudOrch extends Construct {
     const fns = new ReconcilerFunctions(this, 'Functions', {
       environment: this.sharedEnvironment(props),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
-      // The EKS rate limit is per Lambda instance: two sweep runs at once would double the call rate.
+      // One sweep run at a time: two would check the same clusters twice (they share the EKS budget).
       reservedConcurrency: { sweep: 1 },
     });
     this.functions = fns.functions;
@@ -288,6 +292,7 @@ export class CloudOrch extends Construct {
   private wireCapabilities(fns: ReconcilerFunctions, props: CloudOrchProps): void {
     const targets = {
       table: this.table,
+      coordinationTable: this.coordinationTable.table,
       stateMachine: this.stateMachine,
       policyBundleObjectArn: this.policyBundle.bucket.arnForObjects(this.policyBundle.objectKey),
       clusterRole: this.clusterRole,
@@ -310,6 +315,8 @@ export class CloudOrch extends Construct {
           reason: EXECUTIONS_WILDCARD_REASON,
         });
       const fn = fns.functions[key];
+      if (caps.includes('budget:claim'))
+        fn.addEnvironment(ENV.coordinationTable, this.coordinationTable.table.tableName);
       if (caps.includes('sfn:start')) fn.addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
       if (caps.includes('policy:read')) {
         fn.addEnvironment(ENV.policyBundleS3, this.policyBundle.s3Url);

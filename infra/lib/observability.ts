@@ -43,7 +43,10 @@ function metric(
   });
 }
 
-/** Every series of a metric that carries one extra dimension (error kind, trigger, outcome). */
+/**
+ * Every series of a metric that carries extra dimensions (error kind, trigger, outcome; account and
+ * region): a search matches only metrics with exactly these dimensions.
+ */
 function byDimension(name: MetricName, dimension: string, label: string): cloudwatch.MathExpression {
   return new cloudwatch.MathExpression({
     expression: `SEARCH('{${METRIC_NAMESPACE},${dimension},service} MetricName="${name}"', 'Sum', 300)`,
@@ -187,9 +190,13 @@ export class Observability extends Construct {
         sm.metricTimedOut({ period: Duration.minutes(5) }),
       ]),
       graph('Throttles', [
-        metric(METRIC.EksThrottled, 'Sum'),
+        byDimension(METRIC.EksThrottled, 'Account,Region', 'EKS throttled'),
         sm.metricThrottled({ period: Duration.minutes(5) }),
         ...props.functions.map((f) => f.metricThrottles({ period: Duration.minutes(5) })),
+      ]),
+      graph('EKS budget (per account and region)', [
+        byDimension(METRIC.EksBudgetWaitSeconds, 'Account,Region', 'Waited for slots (s)'),
+        byDimension(METRIC.EksBudgetExhausted, 'Account,Region', 'Claims refused'),
       ]),
     );
     d.addWidgets(

@@ -25,7 +25,9 @@ export type Capability =
   /** DescribeExecution of Reconcile executions: is the execution a lease names still running? */
   | 'sfn:describe'
   /** Read the desired-state table's stream. */
-  | 'table:stream';
+  | 'table:stream'
+  /** Claim EKS request slots of the shared budget (UpdateItem of `budget#*` in the coordination table). */
+  | 'budget:claim';
 
 export interface FunctionSpec {
   /** File in lambdas/functions. */
@@ -51,7 +53,7 @@ export const FUNCTIONS = {
     entry: 'observe.ts',
     step: 'observe',
     description: 'Read the record and observe the cluster in EKS',
-    capabilities: ['table:read', 'table:reconcile', 'eks:read'],
+    capabilities: ['table:read', 'table:reconcile', 'eks:read', 'budget:claim'],
     timeoutSeconds: 60,
     memoryMb: 512,
   },
@@ -75,7 +77,7 @@ export const FUNCTIONS = {
     entry: 'apply.ts',
     step: 'apply',
     description: 'Apply exactly one EKS operation',
-    capabilities: ['table:read', 'table:reconcile', 'eks:write', 'iam:pass-eks-roles'],
+    capabilities: ['table:read', 'table:reconcile', 'eks:write', 'iam:pass-eks-roles', 'budget:claim'],
     timeoutSeconds: 60,
     memoryMb: 512,
   },
@@ -105,14 +107,14 @@ export const FUNCTIONS = {
   sweep: {
     entry: 'sweep.ts',
     description: 'Scheduled sweep: observe, plan, start only where there is work',
-    capabilities: ['table:read', 'eks:read', 'sfn:start', 'sfn:describe'],
+    capabilities: ['table:read', 'eks:read', 'sfn:start', 'sfn:describe', 'budget:claim'],
     timeoutSeconds: 900,
     memoryMb: 1024,
   },
   driftEvent: {
     entry: 'drift-event.ts',
     description: 'Reconcile at once after an out-of-band EKS call',
-    capabilities: ['table:read', 'eks:read', 'sfn:start'],
+    capabilities: ['table:read', 'eks:read', 'sfn:start', 'budget:claim'],
     timeoutSeconds: 30,
     memoryMb: 256,
   },

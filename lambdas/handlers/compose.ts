@@ -42,6 +42,8 @@ export interface Endpoints {
 export interface WiringInput {
   readonly env: Env;
   readonly endpoints?: Endpoints;
+  /** The function composed, when one is (a Lambda entry): makers that tune per function read it. */
+  readonly functionKey?: FunctionKey;
 }
 
 export interface Wiring extends WiringInput {
@@ -142,5 +144,5 @@ export function composeFunction<K extends FunctionKey>(key: K, makers: MakersOf<
   const want = slotsOf(key).sort().join();
   const given = Object.keys(makers).sort().join();
   if (want !== given) throw new InternalError(`${key} needs clients [${want}], its entry gives [${given}]`);
-  setDepsFactory(key, () => compose(makers, { env: process.env }).deps);
+  setDepsFactory(key, () => compose(makers, { env: process.env, functionKey: key }).deps);
 }

@@ -78,6 +78,8 @@ interface Grants {
   'sfn:start': { readonly executions: Pick<ExecutionStarter, 'start'> };
   'sfn:describe': { readonly executions: Pick<ExecutionStarter, 'status'> };
   'table:stream': object;
+  /** The EKS provider's budget: the provider's maker builds it, so no client of its own. */
+  'budget:claim': object;
 }
 type SlotOfCapability<C extends Capability> = [keyof Grants[C]] extends [never] ? null : keyof Grants[C];
 
@@ -92,6 +94,7 @@ const CLIENT_OF = {
   'sfn:start': 'executions',
   'sfn:describe': 'executions',
   'table:stream': null,
+  'budget:claim': null,
 } as const satisfies { readonly [C in Capability]: SlotOfCapability<C> };
 
 /** What every function has: its configuration and a clock. */

@@ -30,6 +30,13 @@ export function partitionOf(region: string): string {
   return 'aws';
 }
 
+/** The account whose EKS API a client calls: the assumed role's, else the own account (`own` if unknown). */
+export function accountOf(roleArn: string | undefined, ownAccountId: string | undefined): string {
+  const fromRole = roleArn?.split(':')[4];
+  if (fromRole && /^\d{12}$/.test(fromRole)) return fromRole;
+  return ownAccountId || 'own';
+}
+
 /** The role CloudOrch assumes in a target account: one name per function side, in every account. */
 export function targetRoleArn(accountId: string, roleName: string, region = 'us-east-1'): string {
   return `arn:${partitionOf(region)}:iam::${accountId}:role/${roleName}`;
@@ -43,15 +50,17 @@ export interface EksClientOptions {
   /** Overrides of the retry budget (tests shorten the delays; production uses the defaults). */
   readonly retry?: Partial<RetryBudget>;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Told about each throttled EKS attempt, with its region (for the EksThrottled metric). */
-  readonly onThrottle?: (region: string) => void;
+  /** Told about each throttled EKS attempt, with its region and account (the EksThrottled metric). */
+  readonly onThrottle?: (region: string, account: string) => void;
+  /** The stack's own account id (CLOUDORCH_ACCOUNT_ID): the account of clients without a role. */
+  readonly ownAccountId?: string;
   /** Sent as ExternalId on every AssumeRole (the target roles' trust policy requires it). */
   readonly externalId?: string;
   /**
-   * Awaited before every HTTP attempt, retries included (a client-side rate limit per region):
+   * Awaited before every HTTP attempt, retries included (the EKS budget of the region and account):
    * EKS's control-plane API throttles long before anything else in the pipeline does.
    */
-  readonly beforeAttempt?: (region: string) => Promise<void>;
+  readonly beforeAttempt?: (region: string, account: string) => Promise<void>;
 }
 
 export class EksClients {
@@ -72,12 +81,15 @@ export class EksClients {
     const key = `${region}|${roleArn ?? ''}`;
     let client = this.cache.get(key);
     if (!client) {
+      const account = accountOf(roleArn, this.opts.ownAccountId);
       client = new EKSClient({
         region,
         ...(this.endpoint ? { endpoint: this.endpoint } : {}),
         ...this.credentialsFor(region, roleArn),
         maxAttempts: this.budget.maxAttempts,
-        retryStrategy: budgetedRetryStrategy(this.budget, Math.random, () => this.opts.onThrottle?.(region)),
+        retryStrategy: budgetedRetryStrategy(this.budget, Math.random, () =>
+          this.opts.onThrottle?.(region, account),
+        ),
         requestHandler: HTTP_TIMEOUTS,
       });
       const wait = this.opts.beforeAttempt;
@@ -85,7 +97,7 @@ export class EksClients {
         // The deserialize step runs once per attempt, inside the retry loop of finalizeRequest.
         client.middlewareStack.add(
           (next) => async (args) => {
-            await wait(region);
+            await wait(region, account);
             return next(args);
           },
           { step: 'deserialize', name: 'cloudorchRateLimit' },

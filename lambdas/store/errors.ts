@@ -91,3 +91,13 @@ export class TargetChangeError extends domainError(
   'Permanent',
   'This record has owned its cluster, and naming another would orphan it. Keep the cluster name, or delete the record (deletionPolicy: Retain keeps the cluster) and apply a new one.',
 ) {}
+
+/**
+ * The EKS budget of an (account, region) is queued further ahead than the caller accepts: retried
+ * like a throttle, because that is what it is, only decided before EKS had to say so.
+ */
+export class EksBudgetExhaustedError extends domainError(
+  'EksBudgetExhaustedError',
+  'Transient',
+  'Every EKS request slot of this account and region is taken for longer than this function waits; CloudOrch retries with backoff. Many at once: raise the EKS API quota and CLOUDORCH_EKS_CALLS_PER_SECOND together, or spread clusters over more accounts or regions.',
+) {}

@@ -56,6 +56,8 @@ export const LOCAL_ACCOUNT = '000000000000';
 /** The local desired-state table (tools writing items straight to it, as tests do, name it). */
 export const LOCAL_TABLE = 'cloudorch-desired-state';
 const TABLE = LOCAL_TABLE;
+/** The local coordination table: the EKS budget, claimed only when a rate is set (eksCallsPerSecond). */
+export const LOCAL_COORDINATION_TABLE = 'cloudorch-coordination';
 
 /** What the stack would set for the local account: the table, roles and subnets the simulator accepts. */
 const LOCAL_ENV = {
@@ -67,6 +69,7 @@ const LOCAL_ENV = {
   // (its admin API's createRole); locally one role name serves the read and the write side.
   [ENV.targetRoleName]: LOCAL_TARGET_ROLE,
   [ENV.ownAccountId]: LOCAL_ACCOUNT,
+  [ENV.coordinationTable]: LOCAL_COORDINATION_TABLE,
 };
 
 /** What every local client connects with; the servers' addresses are added once they listen. */
@@ -143,7 +146,7 @@ async function listen(server: ReturnType<typeof dynalite>): Promise<string> {
 
 type Stops = (() => Promise<void>)[];
 
-/** dynalite with the desired-state table (kept in `dataDir` when given), and a client for it. */
+/** dynalite with the desired-state and coordination tables (kept in `dataDir` when given), and a client. */
 async function startLocalTable(
   dataDir: string | undefined,
   stops: Stops,
@@ -159,11 +162,13 @@ async function startLocalTable(
   stops.push(() => new Promise<void>((r) => ddb.close(() => r())));
   const client = new DynamoDBClient({ endpoint: url, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   stops.push(async () => client.destroy());
-  try {
-    await createTable(client, TABLE, { stream: false });
-  } catch (err) {
-    // A persisted table from an earlier run is reused.
-    if (!(err instanceof ResourceInUseException)) throw err;
+  for (const name of [TABLE, LOCAL_COORDINATION_TABLE]) {
+    try {
+      await createTable(client, name, { stream: false });
+    } catch (err) {
+      // A persisted table from an earlier run is reused.
+      if (!(err instanceof ResourceInUseException)) throw err;
+    }
   }
   return { url, client };
 }

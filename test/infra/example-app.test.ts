@@ -49,7 +49,8 @@ describe('examples/cdk-app', () => {
     expect(built.stack.stackName).toBe('Platform');
     expect(built.stack.cloudorch.node.path).toBe('Platform/Reconciler');
     const t = built.template;
-    t.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    // The desired-state table and the coordination table.
+    t.resourceCountIs('AWS::DynamoDB::GlobalTable', 2);
     t.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
     t.resourceCountIs('Custom::CDKBucketDeployment', 1);
     t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);

@@ -3,7 +3,7 @@
  * hand (not derived from infra/lib/capabilities.ts), so a grant that creeps in fails here.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isMutatingEksCall } from '../../lambdas/config.js';
+import { ENV, isMutatingEksCall } from '../../lambdas/config.js';
 import { ADDON_VERSION_TAG, MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { claimId } from '../../lambdas/store/claims.js';
@@ -69,19 +69,22 @@ const STREAM = [
   'dynamodb:GetShardIterator',
 ];
 
+// Claims of EKS request slots: conditional updates of the coordination table's budget items.
+const BUDGET = ['dynamodb:UpdateItem'];
+
 const EXPECTED: Record<FunctionKey, string[]> = {
   // A refused acquire reads the record to name the holder.
   lease: [...LOGS, ...READ, 'dynamodb:UpdateItem', ...DESCRIBE],
   // Claims the target of a record written before claims existed.
-  observe: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:PutItem', ...EKS_READ],
+  observe: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:PutItem', ...EKS_READ, ...BUDGET],
   plan: [...LOGS],
   policy: [...LOGS, 's3:GetObject'],
-  apply: [...LOGS, ...READ, 'dynamodb:UpdateItem', ...EKS_WRITE, 'iam:PassRole'],
+  apply: [...LOGS, ...READ, 'dynamodb:UpdateItem', ...EKS_WRITE, 'iam:PassRole', ...BUDGET],
   writeStatus: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   classifyError: [...LOGS],
   onChange: [...LOGS, ...STREAM, ...START, ...DLQ],
-  sweep: [...LOGS, ...READ, ...EKS_READ, ...START, ...DESCRIBE, ...DLQ],
-  driftEvent: [...LOGS, ...READ, ...EKS_READ, ...START, ...DLQ],
+  sweep: [...LOGS, ...READ, ...EKS_READ, ...START, ...DESCRIBE, ...DLQ, ...BUDGET],
+  driftEvent: [...LOGS, ...READ, ...EKS_READ, ...START, ...DLQ, ...BUDGET],
   reconcileNow: [...LOGS, ...READ, ...START, ...DESCRIBE],
 };
 
@@ -99,10 +102,16 @@ const actionsOf = (st: Statement) => (Array.isArray(st.Action) ? st.Action : [st
 const allActions = (key: FunctionKey) => [...new Set(statements[key].flatMap(actionsOf))].sort();
 const withAction = (key: FunctionKey, action: string) =>
   statements[key].filter((st) => actionsOf(st).includes(action));
+/** Whether a statement is on the coordination table (the EKS budget), not the desired-state table. */
+const onCoordination = (st: Statement) =>
+  JSON.stringify(st.Resource).includes(logicalId(s, s.stack.cloudorch.coordinationTable.table as never));
+/** What a function may write on records (the desired-state table). */
 const updateAttributes = (key: FunctionKey) =>
-  withAction(key, 'dynamodb:UpdateItem').flatMap(
-    (st) => (st.Condition?.['ForAllValues:StringEquals']?.['dynamodb:Attributes'] as string[]) ?? [],
-  );
+  withAction(key, 'dynamodb:UpdateItem')
+    .filter((st) => !onCoordination(st))
+    .flatMap(
+      (st) => (st.Condition?.['ForAllValues:StringEquals']?.['dynamodb:Attributes'] as string[]) ?? [],
+    );
 
 beforeAll(async () => {
   s = await synthesize();
@@ -411,6 +420,30 @@ describe('DynamoDB writes limited by attribute', () => {
       updateAttributes(k).includes('failures'),
     );
     expect(writers).toEqual(['writeStatus']);
+  });
+
+  it('observe, apply, sweep and drift-event may claim EKS budget slots, and nothing else there', () => {
+    const claimers = (Object.keys(FUNCTIONS) as FunctionKey[]).filter((k) =>
+      statements[k].some(onCoordination),
+    );
+    expect(claimers.sort()).toEqual(['apply', 'driftEvent', 'observe', 'sweep']);
+    for (const key of claimers) {
+      const there = statements[key].filter(onCoordination);
+      expect(there.flatMap(actionsOf)).toEqual(['dynamodb:UpdateItem']);
+      const claim = (id: string, attributes: string[]) =>
+        allows(there, { action: 'dynamodb:UpdateItem', key: id, attributes });
+      expect(claim('budget#123456789012#eu-west-1', ['id', 'nextMs', 'expiresAt'])).toBe(true);
+      expect(claim('budget#own#us-east-1', ['id', 'nextMs'])).toBe(true);
+      expect(claim('shard#123456789012#eu-west-1', ['id', 'nextMs'])).toBe(false);
+      expect(claim('budget#own#us-east-1', ['id', 'nextMs', 'status'])).toBe(false);
+      // The table the function's budget claims in is the one it is granted.
+      const env = resource(s, logicalId(s, s.stack.cloudorch.functions[key] as never)).Properties[
+        'Environment'
+      ] as { Variables: Record<string, unknown> };
+      expect(env.Variables[ENV.coordinationTable]).toEqual({
+        Ref: logicalId(s, s.stack.cloudorch.coordinationTable.table as never),
+      });
+    }
   });
 
   it('drift-event can read target claims', () => {

@@ -54,6 +54,25 @@ describe('desired-state table', () => {
   });
 });
 
+describe('coordination table', () => {
+  it('is on-demand, encrypted, expires items by TTL, has no stream and goes with the stack', () => {
+    const props = resource(s, logicalId(s, s.stack.cloudorch.coordinationTable.table)).Properties;
+    expect(props).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+    expect(props['StreamSpecification']).toBeUndefined();
+    s.template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      }),
+    });
+  });
+});
+
 describe('functions', () => {
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
     '%s: Node 24, arm64, catalog sizing, Powertools env',
@@ -257,6 +276,12 @@ describe('observability', () => {
     ]) {
       expect(body).toContain(m);
     }
+  });
+
+  it('graphs EKS throttles and the EKS budget by the dimensions they are emitted with', () => {
+    const body = JSON.stringify(s.template.findResources('AWS::CloudWatch::Dashboard'));
+    for (const m of [METRIC.EksThrottled, METRIC.EksBudgetWaitSeconds, METRIC.EksBudgetExhausted])
+      expect(body).toMatch(new RegExp(`,Account,Region,service\\} MetricName=[\\\\"]*${m}[\\\\"]*'`));
   });
 
   it('alarms on failing executions, stuck deletions, a degraded policy engine and uncorrected drift', () => {
