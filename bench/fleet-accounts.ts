@@ -103,7 +103,7 @@ async function convergeTemplate(cp: ControlPlane, m: Metered): Promise<Template>
 function cloneCluster(tpl: Template, t: Target): ClusterRec {
   const c = tpl.cluster;
   const rename = (s: string) =>
-    swapAccount(s.replaceAll(tpl.name, t.name).replaceAll(tpl.region, t.region), t.account);
+    swapAccount(s.replaceAll(tpl.name, t.name).replaceAll(tpl.region, t.region), t.account, tpl.account);
   const retag = (tags: Record<string, string>) => ({ ...tags, [OWNER_TAG]: t.id });
   const nodegroups = new Map(
     [...c.nodegroups].map(([k, ng]) => [
@@ -112,6 +112,7 @@ function cloneCluster(tpl: Template, t: Target): ClusterRec {
         ...ng,
         clusterName: t.name,
         arn: rename(ng.arn),
+        nodeRole: rename(ng.nodeRole),
         scaling: { ...ng.scaling },
         instanceTypes: [...ng.instanceTypes],
         labels: { ...ng.labels },
@@ -125,6 +126,7 @@ function cloneCluster(tpl: Template, t: Target): ClusterRec {
     name: t.name,
     account: t.account,
     arn: rename(c.arn),
+    roleArn: rename(c.roleArn),
     region: t.region,
     endpoint: rename(c.endpoint),
     tags: retag(c.tags),
