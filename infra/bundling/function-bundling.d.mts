@@ -11,7 +11,9 @@ export declare const FUNCTION_BUNDLING: {
   readonly externalModules: readonly string[];
   readonly banner: string;
   readonly logLevel: 'error';
+  readonly alias: Readonly<Record<string, string>>;
 };
+export declare const BUILTIN_SHIMS: Readonly<Record<string, string>>;
 export declare const FUNCTION_OUTFILE: 'index.mjs';
 export declare const PORTABLE_SOURCEMAP: 'infra/bundling/portable-sourcemap.mjs';
 export declare function esbuildOptions(projectRoot: string, entry: string, outdir: string): BuildOptions;

@@ -7,6 +7,42 @@
  */
 import { join } from 'node:path';
 
+/** The Node built-ins the bundles import (their dependencies' imports included). */
+const BUILTINS = Object.freeze([
+  'async_hooks',
+  'child_process',
+  'console',
+  'crypto',
+  'fs',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'os',
+  'path',
+  'process',
+  'stream',
+  'util',
+  'zlib',
+]);
+
+/**
+ * Each built-in aliased to a one-line shim in builtins/ that hands over
+ * `process.getBuiltinModule(name)`, so the bundle reads it as CommonJS. An ES module import of a
+ * built-in makes Node build its module facade, reading every export, getters included:
+ * `node:http` then loads the whole fetch implementation (undici, behind http.WebSocket),
+ * `node:process` opens stdin, stdout and stderr, `node:crypto` webcrypto. Read as CommonJS, an export
+ * is read when used, and a module imported only by code that runs later (the SDK's credential
+ * providers, behind dynamic imports) loads then. An alias also catches subpaths (with `node:fs`
+ * alone, `node:fs/promises` would become a path inside the shim), so a new subpath gets its own
+ * entry: esbuild fails naming the alias until it has one.
+ */
+export const BUILTIN_SHIMS = Object.freeze(
+  Object.fromEntries(
+    BUILTINS.map((name) => [`node:${name}`, `./infra/bundling/builtins/${name.replace('/', '-')}.cjs`]),
+  ),
+);
+
 /** NodejsFunction `bundling` options (enum members are these strings). */
 export const FUNCTION_BUNDLING = Object.freeze({
   minify: true,
@@ -17,6 +53,8 @@ export const FUNCTION_BUNDLING = Object.freeze({
   mainFields: Object.freeze(['module', 'main']),
   externalModules: Object.freeze([]),
   banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+  // Resolved from the project root, where both the construct and prepack run esbuild.
+  alias: BUILTIN_SHIMS,
   // Sizes are checked by the bundle budget test; esbuild's size warnings are noise here.
   logLevel: 'error',
 });
@@ -51,5 +89,6 @@ export function esbuildOptions(projectRoot, entry, outdir) {
     logLevel: b.logLevel,
     banner: { js: b.banner },
     mainFields: [...b.mainFields],
+    alias: { ...b.alias },
   };
 }

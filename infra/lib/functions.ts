@@ -121,6 +121,7 @@ function functionCode(scope: Construct, id: string, key: FunctionKey, common: Co
       mainFields: [...b.mainFields],
       externalModules: [...b.externalModules],
       banner: b.banner,
+      esbuildArgs: { '--alias': Object.entries(b.alias).map(([from, to]) => `${from}=${to}`) },
       // Source map paths relative to the project, so asset hashes do not depend on the checkout's folder.
       commandHooks: {
         beforeBundling: () => [],

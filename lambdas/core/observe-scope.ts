@@ -5,7 +5,8 @@
  * readiness gate may have to decide (the provider reads them only when the version differs).
  */
 import type { ObserveOptions } from './provider.js';
-import { type CloudClusterSpec, readinessOf } from './spec/schema.js';
+import { readinessOf } from './spec/facts.js';
+import type { CloudClusterSpec } from './spec/schema.js';
 
 export function observeScope(spec: CloudClusterSpec): Omit<ObserveOptions, 'trackedUpdates'> {
   return {

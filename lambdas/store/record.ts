@@ -4,7 +4,7 @@
  * bridge) goes through here, one item at a time: one malformed item is reported and skipped, and
  * never stops the others. Claim items (see claims.ts) share the table and are told apart by key.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Reason } from '../core/conditions.js';
 import { validateLabels } from '../core/labels.js';
 import { isRecordId } from '../core/record-id.js';

@@ -9,7 +9,7 @@
 import { Health } from '../health.js';
 import type { Observation, ObservedCluster } from '../observation.js';
 import { OWNER_TAG, ownershipOf, ownershipTags, ownershipTagsOf, RELEASED_TAG } from '../ownership.js';
-import { readinessOf } from '../spec/schema.js';
+import { readinessOf } from '../spec/facts.js';
 import { nextMinor } from '../version.js';
 import { compatible } from './addons.js';
 import { accessBlockers, convergeAccess } from './converge-access.js';

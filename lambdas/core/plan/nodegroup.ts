@@ -1,7 +1,8 @@
 /** The managed node group a pool wants: its derived name, the immutable fields it is made with, its scaling. */
 import { architectureOf, isGpuInstanceType } from '../catalog.js';
 import type { ObservedNodegroup, ScalingConfig } from '../observation.js';
-import { DEFAULT_POOL, type NodePool } from '../spec/pools.js';
+import { DEFAULT_POOL } from '../spec/facts.js';
+import type { NodePool } from '../spec/pools.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import { shortHash } from './tokens.js';
 import type { PlanDefaults } from './types.js';

@@ -6,7 +6,8 @@
  */
 import type { ObservedNodegroup } from '../observation.js';
 import { createdByCloudOrch, POOL_TAG } from '../ownership.js';
-import { DEFAULT_POOL, type NodePool } from '../spec/pools.js';
+import { DEFAULT_POOL } from '../spec/facts.js';
+import type { NodePool } from '../spec/pools.js';
 import type { CloudClusterSpec } from '../spec/schema.js';
 import { desiredNodegroup, matchesFields, matchesShape, type NodegroupShape } from './nodegroup.js';
 import { defaultsFor, type PlanDefaults } from './types.js';

@@ -3,7 +3,7 @@
  * `bootstrapClusterCreatorAdminPermissions: false` (it needs no Kubernetes access itself) and these
  * entries. Under `exclusive`, entries that are not listed are removed, except those EKS makes itself.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ACCESS_POLICY_NAMES } from '../access-policies.js';
 import { LIMITS } from './rules.js';
 

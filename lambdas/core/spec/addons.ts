@@ -2,7 +2,7 @@
  * `spec.addons`: the EKS add-ons CloudOrch manages. Add-ons not listed are left alone; one removed from
  * the list is deleted only if CloudOrch created it, with `preserve` so its Kubernetes resources stay.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { roleArnSchema } from './pools.js';
 import { LIMITS, RESERVED_OBJECT_KEYS } from './rules.js';
 

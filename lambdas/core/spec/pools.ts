@@ -3,13 +3,13 @@
  * A spec uses one form or the other; both are normalised here, at validation, so the planner, the
  * policies and the cost estimate only ever see pools.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { architectureOf, architectureOfAmi, catalog, isGpuInstanceType } from '../catalog.js';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';
+import { DEFAULT_POOL } from './facts.js';
 import { LIMITS } from './rules.js';
 
-/** The pool the flat fields describe. */
-export const DEFAULT_POOL = 'default';
+export { DEFAULT_POOL };
 
 /** The flat node fields of the seed's spec; a spec that lists `nodeGroups` may not use any of them. */
 export const FLAT_POOL_FIELDS = [

@@ -2,11 +2,12 @@
  * The CloudCluster spec: the single source for runtime validation at every entry point, the CRD's
  * openAPIV3Schema (through {@link specJsonSchema}), the CLI's error messages and the policy input.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { catalog } from '../catalog.js';
 import { InternalError } from '../errors.js';
 import { accessSchema, checkAccess } from './access.js';
 import { addonSchema, checkAddons } from './addons.js';
+import { UPGRADE_READINESS } from './facts.js';
 import {
   checkPools,
   checkSizes,
@@ -103,10 +104,6 @@ const networkSchema = z.strictObject(
   },
   { error: 'network must be an object with subnetIds and optional securityGroupIds' },
 );
-
-/** What an EKS upgrade insight in ERROR does to a control-plane step (`spec.upgrade.readiness`). */
-export const UPGRADE_READINESS = ['block', 'warn', 'ignore'] as const;
-export type UpgradeReadiness = (typeof UPGRADE_READINESS)[number];
 
 const specObject = z.strictObject(
   {
@@ -241,11 +238,6 @@ function normalize(s: Parsed): Omit<Parsed, (typeof FLAT_POOL_FIELDS)[number] | 
     ],
   };
 }
-
-/** The readiness gate of a spec (`block` unless it says otherwise). */
-export const readinessOf = (spec: {
-  readonly upgrade?: { readonly readiness: UpgradeReadiness } | undefined;
-}) => spec.upgrade?.readiness ?? 'block';
 
 /** A validated spec with defaults applied. */
 export type CloudClusterSpec = z.output<typeof specSchema>;

@@ -1,5 +1,5 @@
 /** Turns schema failures into errors that name the field and the rule, for every entry point. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { RESERVED_OBJECT_KEYS } from './rules.js';
 import { type CloudClusterSpec, specSchema } from './schema.js';
 

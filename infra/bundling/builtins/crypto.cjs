@@ -1,0 +1,2 @@
+// node:crypto for the Lambda bundles, read as CommonJS: see BUILTIN_SHIMS in ../function-bundling.mjs.
+module.exports = process.getBuiltinModule('node:crypto');
