@@ -4,18 +4,22 @@
  */
 import {
   CreateAddonCommand,
+  CreateClusterCommand,
   DescribeAddonCommand,
   DescribeInsightCommand,
+  EKSClient,
   ListInsightsCommand,
 } from '@aws-sdk/client-eks';
+import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { describe, expect, it } from 'vitest';
 import { type SimTarget, simAddonHealth, simInsight, simRole } from '../../local/cli/commands/sim.js';
 import type { Output } from '../../local/cli/format.js';
 import { ADDON_DURATIONS } from '../../local/eks-sim/addon-state.js';
 import { SimAdminClient, SimAdminError } from '../../local/eks-sim/admin-client.js';
+import { DEFAULT_DURATIONS } from '../../local/eks-sim/model.js';
 import { LOCAL_TARGET_ROLE } from '../../local/runtime/target-role.js';
 import { standardInsightNames } from './support/standard-insights.js';
-import { activeCluster, useSimulator } from './support.js';
+import { activeCluster, clusterInput, useSimulator } from './support.js';
 
 const h = useSimulator();
 
@@ -131,9 +135,9 @@ describe('admin: add-on health', () => {
   });
 });
 
-/** A target with no CloudClusters: names are EKS cluster names, in the default region. */
-function target(): SimTarget {
-  const store = { scanSegment: async () => ({ records: [], invalid: [] }) } as unknown as SimTarget['store'];
+/** A target with these CloudClusters (none: names are EKS cluster names, in the default region). */
+function target(records: readonly unknown[] = []): SimTarget {
+  const store = { scanSegment: async () => ({ records, invalid: [] }) } as unknown as SimTarget['store'];
   return {
     store,
     sim: h.admin,
@@ -210,5 +214,46 @@ describe('cloudorch sim role', () => {
     expect(await simRole(target(), o, '222233334444', { delete: true })).toBe(0);
     expect(await simRole(target(), o, '2222', {})).toBe(1);
     expect(o.errors.at(-1)).toContain('12-digit');
+  });
+});
+
+describe('cloudorch sim hooks in another account', () => {
+  const B = '222233334444';
+  /** Cluster `c` made in account B with B's own credentials (through the simulator's STS). */
+  async function clusterInB(): Promise<EKSClient> {
+    await h.admin.createRole(B, LOCAL_TARGET_ROLE);
+    const inB = new EKSClient({
+      endpoint: h.sim.url,
+      region: 'us-east-1',
+      credentials: fromTemporaryCredentials({
+        params: { RoleArn: `arn:aws:iam::${B}:role/${LOCAL_TARGET_ROLE}`, RoleSessionName: 'by-hand' },
+        masterCredentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+        clientConfig: { endpoint: h.sim.url, region: 'us-east-1' },
+      }),
+    });
+    await inB.send(new CreateClusterCommand(clusterInput()));
+    await h.admin.advance(DEFAULT_DURATIONS.clusterCreate);
+    return inB;
+  }
+
+  it("a CloudCluster's account is where its insight goes; --account names one for an EKS cluster name", async () => {
+    const inB = await clusterInB();
+    const record = { id: 'team/b', spec: { clusterName: 'c', region: 'us-east-1', accountId: B } };
+    const o = output();
+    expect(
+      await simInsight(target([record]), o, 'team/b', { status: 'ERROR', name: 'x' }),
+      o.errors.join(),
+    ).toBe(0);
+    const inBInsights = async () =>
+      (await inB.send(new ListInsightsCommand({ clusterName: 'c' }))).insights ?? [];
+    expect((await inBInsights()).find((i) => i.name === 'x')?.insightStatus?.status).toBe('ERROR');
+    // The simulator's own account has no cluster c: the insight did not land there.
+    expect(await simInsight(target(), o, 'c', { status: 'ERROR', name: 'x' })).toBe(1);
+    expect(await simInsight(target(), o, 'c', { account: B, clear: true }), o.errors.join()).toBe(0);
+    expect((await inBInsights()).find((i) => i.name === 'x')).toBeUndefined();
+    // An account that contradicts the CloudCluster's is refused rather than acting elsewhere.
+    expect(await simInsight(target([record]), o, 'team/b', { account: '333344445555', clear: true })).toBe(1);
+    expect(o.errors.at(-1)).toBe('error: cloudcluster team/b is in account 222233334444, not 333344445555');
+    inB.destroy();
   });
 });

@@ -15,7 +15,7 @@ import type { Cli } from '../cli.js';
 import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
-import { DEFAULT_DRIFT_REGION, driftTarget, type SimTarget, simOf } from './sim-target.js';
+import { DEFAULT_DRIFT_REGION, driftTarget, type SimTarget, simAt, simOf } from './sim-target.js';
 
 /**
  * `sim role`: creates (or deletes) the role CloudOrch assumes in another simulated account, so
@@ -47,10 +47,11 @@ export async function simRole(
 }
 
 /** The simulator's admin API for the cluster a name means (as `sim drift` resolves it), or why not. */
-async function adminFor(t: SimTarget, o: Output, name: string, region: string | undefined) {
+async function adminFor(t: SimTarget, o: Output, name: string, region: string | undefined, account?: string) {
   if (!simOf(t, o) || !t.simIn) return undefined;
-  const where = await driftTarget(t, o, name, region);
-  return where && { ...where, sim: t.simIn(where.region) };
+  const simIn = t.simIn;
+  const where = await driftTarget(t, o, name, region, account);
+  return where && { ...where, sim: simAt({ simIn }, where) };
 }
 
 /** Runs an admin call, turning the simulator's refusal (no such cluster or add-on, a bad value) into an error line. */
@@ -67,6 +68,7 @@ async function admin(o: Output, call: () => Promise<void>): Promise<number> {
 
 export interface InsightOptions {
   readonly region?: string;
+  readonly account?: string;
   readonly name?: string;
   readonly status?: string;
   /** The Kubernetes minor the insight is about (default: the cluster's next minor). */
@@ -87,7 +89,7 @@ export async function simInsight(
   cluster: string,
   opts: InsightOptions,
 ): Promise<number> {
-  const target = await adminFor(t, o, cluster, opts.region);
+  const target = await adminFor(t, o, cluster, opts.region, opts.account);
   if (!target) return EXIT.error;
   const { sim, clusterName } = target;
   if (opts.clear) {
@@ -122,6 +124,7 @@ export async function simInsight(
 
 export interface AddonHealthOptions {
   readonly region?: string;
+  readonly account?: string;
   readonly code?: string[];
   readonly message?: string;
   readonly clear?: boolean;
@@ -137,7 +140,7 @@ export async function simAddonHealth(
   addon: string,
   opts: AddonHealthOptions,
 ): Promise<number> {
-  const target = await adminFor(t, o, cluster, opts.region);
+  const target = await adminFor(t, o, cluster, opts.region, opts.account);
   if (!target) return EXIT.error;
   const { sim, clusterName } = target;
   const codes = opts.code ?? [];
@@ -171,10 +174,13 @@ export async function simAddonHealth(
 /** The commands that set what EKS would report on its own: insights and add-on health. */
 export function registerHooks(sim: Command, o: Cli['o'], withTarget: Cli['withTarget']): void {
   const regionOption = `region of an EKS cluster named directly (default: ${DEFAULT_DRIFT_REGION}; a CloudCluster's own)`;
+  const accountOption =
+    "account of an EKS cluster named directly (default: the simulator's own; a CloudCluster's own)";
   sim
     .command('insight <cluster>')
     .description('set an upgrade insight on a cluster as EKS would report it, or clear them (--clear)')
     .option('--region <region>', regionOption)
+    .option('--account <id>', accountOption)
     .option('--name <name>', "the insight's name")
     .option('--status <status>', `the insight's status: ${INSIGHT_STATUSES.join(' | ')}`)
     .option('--version <minor>', "the Kubernetes version it is about (default: the cluster's next minor)")
@@ -187,6 +193,7 @@ export function registerHooks(sim: Command, o: Cli['o'], withTarget: Cli['withTa
     .command('addon-health <cluster> <addon>')
     .description('mark an add-on DEGRADED with EKS health issue codes, or clear its health (--clear)')
     .option('--region <region>', regionOption)
+    .option('--account <id>', accountOption)
     .option('--code <code...>', `EKS issue codes (${ADDON_ISSUE_CODES.join(', ')})`)
     .option('--message <text>', "the issues' message")
     .option('--clear', 'clear its health issues (DEGRADED -> ACTIVE)')

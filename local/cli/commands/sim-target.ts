@@ -18,16 +18,25 @@ export function simOf(t: Pick<Target, 'sim'>, o: Output) {
 /** Where `sim drift` acts when it is given no region and names no CloudCluster. */
 export const DEFAULT_DRIFT_REGION = 'us-east-1';
 
+/** A simulated EKS cluster: its name, region and, when not the simulator's default, its account. */
+export interface SimCluster {
+  readonly clusterName: string;
+  readonly region: string;
+  readonly accountId?: string;
+}
+
 /**
  * The EKS cluster a `sim drift` name means: a CloudCluster (by id or bare name, as `describe` and
- * `delete` match) gives its spec's cluster name and region; anything else is an EKS cluster name.
+ * `delete` match) gives its spec's cluster name, region and account; anything else is an EKS cluster
+ * name, in `region` and `account` (default: the simulator's own account).
  */
 export async function driftTarget(
   t: Pick<Target, 'store'>,
   o: Output,
   name: string,
   region: string | undefined,
-): Promise<{ clusterName: string; region: string } | undefined> {
+  account?: string,
+): Promise<SimCluster | undefined> {
   const { records } = await listItems(t.store);
   let r: ClusterRecord;
   try {
@@ -41,12 +50,29 @@ export async function driftTarget(
       o.err(`error: ${err.message}`);
       return undefined;
     }
-    return { clusterName: name, region: region ?? DEFAULT_DRIFT_REGION };
+    return {
+      clusterName: name,
+      region: region ?? DEFAULT_DRIFT_REGION,
+      ...(account !== undefined ? { accountId: account } : {}),
+    };
   }
   // A region that contradicts the record would drift some other cluster than the one named.
   if (region !== undefined && region !== r.spec.region) {
     o.err(`error: cloudcluster ${r.id} is in ${r.spec.region}, not ${region}`);
     return undefined;
   }
-  return { clusterName: r.spec.clusterName, region: r.spec.region };
+  if (account !== undefined && account !== r.spec.accountId) {
+    o.err(
+      `error: cloudcluster ${r.id} is in ${r.spec.accountId ? `account ${r.spec.accountId}` : "CloudOrch's own account"}, not ${account}`,
+    );
+    return undefined;
+  }
+  const { clusterName, region: own, accountId } = r.spec;
+  return { clusterName, region: own, ...(accountId !== undefined ? { accountId } : {}) };
+}
+
+/** The simulator's admin API where a cluster lives: its region, and its account when named. */
+export function simAt(t: Required<Pick<Target, 'simIn'>>, where: SimCluster) {
+  const sim = t.simIn(where.region);
+  return where.accountId !== undefined ? sim.forAccount(where.accountId) : sim;
 }

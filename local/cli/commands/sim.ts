@@ -9,7 +9,7 @@ import type { Output } from '../format.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';
 import { registerHooks, simRole } from './sim-hooks.js';
-import { DEFAULT_DRIFT_REGION, driftTarget, simOf } from './sim-target.js';
+import { DEFAULT_DRIFT_REGION, driftTarget, simAt, simOf } from './sim-target.js';
 
 export {
   type AddonHealthOptions,
@@ -23,6 +23,8 @@ export { DEFAULT_DRIFT_REGION, type SimTarget } from './sim-target.js';
 export interface DriftOptions {
   /** Region of an EKS cluster named directly; a CloudCluster's own region otherwise. */
   readonly region?: string;
+  /** Account of an EKS cluster named directly; a CloudCluster's own account otherwise. */
+  readonly account?: string;
   readonly nodes?: string;
   /** The pool whose node group --nodes drifts (a CloudCluster's pool name). */
   readonly pool?: string;
@@ -71,14 +73,17 @@ export function pickNodegroup(
 
 export async function simDrift(t: Target, o: Output, name: string, opts: DriftOptions): Promise<number> {
   if (!simOf(t, o) || !t.simIn) return EXIT.error;
-  const where = await driftTarget(t, o, name, opts.region);
+  const simIn = t.simIn;
+  const where = await driftTarget(t, o, name, opts.region, opts.account);
   if (!where) return EXIT.error;
-  const { clusterName, region } = where;
-  // The admin API addresses clusters by region: one bound to the dev's own would miss the others.
-  const sim = t.simIn(region);
-  const obs = await t.provider.observe({ clusterName, region });
+  const { clusterName, region, accountId } = where;
+  // The admin API addresses clusters by region and account: one bound to the dev's own would miss the others.
+  const sim = simAt({ simIn }, where);
+  const obs = await t.provider.observe({ clusterName, region, ...(accountId ? { accountId } : {}) });
   if (!obs.cluster) {
-    o.err(`error: cluster ${clusterName} does not exist in the simulator in ${region}`);
+    o.err(
+      `error: cluster ${clusterName} does not exist in the simulator in ${region}${accountId ? ` (account ${accountId})` : ''}`,
+    );
     return EXIT.error;
   }
   const tags = Object.fromEntries((opts.tag ?? []).map((kv) => kv.split('=', 2) as [string, string]));
@@ -173,6 +178,10 @@ export function registerSim({ program, o, withTarget }: Cli): void {
     .option(
       '--region <region>',
       `region of an EKS cluster named directly (default: ${DEFAULT_DRIFT_REGION}; a CloudCluster's own)`,
+    )
+    .option(
+      '--account <id>',
+      "account of an EKS cluster named directly (default: the simulator's own; a CloudCluster's own)",
     )
     .option('--nodes <n>', "set a node group's desired size (with --pool or --nodegroup when it has several)")
     .option('--pool <pool>', 'the pool whose node group --nodes changes')
