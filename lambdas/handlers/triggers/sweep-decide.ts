@@ -67,13 +67,13 @@ export function decideFromRecord(
 
 /** A live-looking lease: the cluster is busy unless the execution it names has ended. */
 async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
-  const holder = await checkHolder(depsOf('sweep').executions, r.lease?.executionArn);
+  const holder = await checkHolder(depsOf('sweepShard').executions, r.lease?.executionArn);
   if (holder.ended) return { start: true, why: `dead execution (${holder.detail ?? 'ended'})` };
   return { start: false, why: 'an execution holds the lease' };
 }
 
 export async function decide(r: ClusterRecord): Promise<SweepDecision> {
-  const { provider, config, now } = depsOf('sweep');
+  const { provider, config, now } = depsOf('sweepShard');
   const at = now();
   const quick = decideFromRecord(r, at, config.leaseTtlMs);
   if (quick) return quick;
