@@ -12,7 +12,7 @@ import { STREAM_FILTER } from '../infra/lib/triggers.js';
 import { isMutatingEksCall } from '../lambdas/config.js';
 import { FUNCTIONS } from '../lambdas/functions/catalog.js';
 import { reconcileNow } from '../lambdas/handlers/triggers/reconcile-now.js';
-import { OBSERVE_CALLS, sweep } from '../lambdas/handlers/triggers/sweep.js';
+import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep.js';
 import type { StepFunctionKey } from '../lambdas/statemachine/definition.js';
 import { SimAdminClient } from '../local/eks-sim/index.js';
 import { Prng } from '../local/eks-sim/model.js';
@@ -159,14 +159,7 @@ async function simulateDay(b: Bench): Promise<Day> {
     }
     if (round === driftAt) await drift(cp, fleet[1]!);
     const t = performance.now();
-    await origin.run('sweep', () =>
-      sweep({
-        segment: 0,
-        totalSegments: 1,
-        periodSeconds: SWEEP.periodS,
-        concurrency: 8,
-      }),
-    );
+    await origin.run('sweep', () => cp.sweepNow({ periodSeconds: SWEEP.periodS, concurrency: 8 }));
     sweepCpuMs += performance.now() - t;
     await cp.settle();
     day.transitions += b.newTransitions();

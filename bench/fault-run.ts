@@ -20,7 +20,7 @@ import { firstAction, plan } from '../lambdas/core/plan/plan.js';
 import type { NodePool } from '../lambdas/core/spec/pools.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
 import { deps } from '../lambdas/handlers/deps.js';
-import { OBSERVE_CALLS, sweep } from '../lambdas/handlers/triggers/sweep.js';
+import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep.js';
 import { EKS_RETRY_BUDGET } from '../lambdas/provider/retry.js';
 import type { CallCounts } from '../local/eks-sim/admin.js';
 import { SimAdminClient } from '../local/eks-sim/index.js';
@@ -75,9 +75,7 @@ class FaultRun {
 
   async sweepRound(): Promise<void> {
     this.sweeps++;
-    await origin.run('sweep', () =>
-      sweep({ segment: 0, totalSegments: 1, periodSeconds: 300, concurrency: 16 }),
-    );
+    await origin.run('sweep', () => this.cp.sweepNow({ periodSeconds: 300, concurrency: 16 }));
     await this.cp.settle();
   }
 }

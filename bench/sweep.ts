@@ -8,8 +8,9 @@
  */
 import './lib/env.js';
 import { type Deps, deps, setDeps } from '../lambdas/handlers/deps.js';
-import { OBSERVE_CALLS, sweep } from '../lambdas/handlers/triggers/sweep.js';
+import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep.js';
 import { startControlPlane } from '../local/runtime/control-plane.js';
+import type { LocalSweepReport } from '../local/runtime/local-sweep.js';
 import { convergeTemplate, type Member, members, REGIONS, seedFleet } from './lib/fleet.js';
 import { maxInWindow, meter, now } from './lib/probes.js';
 import { fmt, run, section, summarize, summaryLine, table } from './lib/stats.js';
@@ -57,12 +58,7 @@ async function main(): Promise<void> {
       m.meter.reset();
       started.clear();
       const s0 = now();
-      const report = await sweep({
-        segment: 0,
-        totalSegments: 1,
-        periodSeconds: 300,
-        concurrency: CONCURRENCY,
-      });
+      const report = await cp.sweepNow({ periodSeconds: 300, concurrency: CONCURRENCY });
       const wallMs = now() - s0;
       for (const d of drifted) setDesired(cp.sim.state.cluster(d.region, d.name), 2);
       printRun(size, seedMs, wallMs, report, m, drifted, started, s0);
@@ -83,7 +79,7 @@ function printRun(
   size: number,
   seedMs: number,
   wallMs: number,
-  report: Awaited<ReturnType<typeof sweep>>,
+  report: LocalSweepReport,
   m: ReturnType<typeof meter>,
   drifted: readonly Member[],
   started: ReadonlyMap<string, number>,

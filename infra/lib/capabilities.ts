@@ -19,6 +19,7 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
 import { eksRead, eksWrite } from './eks-statements.js';
@@ -96,7 +97,7 @@ const DELETE_CONDITION_ATTRIBUTES = ['lease', 'deletionRequestedAt', 'holder'];
 
 export interface CapabilityTargets {
   readonly table: dynamodb.TableV2;
-  /** The coordination table (the EKS budget items). */
+  /** The coordination table (the EKS budget items and the sweep shard leases). */
   readonly coordinationTable: dynamodb.TableV2;
   readonly stateMachine: sfn.IStateMachine;
   /** ARN of the policy bundle object. */
@@ -105,7 +106,14 @@ export interface CapabilityTargets {
   readonly nodeRole: iam.IRole;
   /** Whether apply may delete node groups CloudOrch did not create (no ownership tag to require). */
   readonly deleteForeignNodegroups: boolean;
+  /** The function the sweep dispatcher invokes (capability `lambda:invoke-shard`). */
+  readonly sweepShardFunction: lambda.IFunction;
 }
+
+/** Sweep shard lease items in the coordination table: `shard#<account>#<region>`. */
+export const SHARD_KEY_PREFIX = 'shard#';
+/** What a shard run's take and release write or read in their conditions, besides the key. */
+export const SHARD_ATTRIBUTES = [KEY_ATTRIBUTE, 'holder', 'until', 'cursor', 'expiresAt'] as const;
 
 function tableReconcile(fn: ReconcilerKey, tableArn: string): iam.PolicyStatement[] {
   const w = RECONCILE_WRITES[fn];
@@ -188,7 +196,7 @@ export function statementsFor(
       return [
         new iam.PolicyStatement({
           sid: 'TableRead',
-          actions: ['dynamodb:GetItem', 'dynamodb:Scan'],
+          actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan'],
           resources: [t.table.tableArn],
         }),
       ];
@@ -231,7 +239,33 @@ export function statementsFor(
           resources: [reconcileExecutionsArn(scope)],
         }),
       ];
+    case 'lambda:invoke-shard':
+      return [invokeShard(t.sweepShardFunction)];
+    case 'shard:lease':
+      return [shardLeases(t.coordinationTable.tableArn)];
   }
+}
+
+/** The dispatcher invokes the sweep shard function, and no other. */
+function invokeShard(fn: lambda.IFunction): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'InvokeSweepShard',
+    actions: ['lambda:InvokeFunction'],
+    resources: [fn.functionArn],
+  });
+}
+
+/** Take and release are one conditional UpdateItem each, of shard items only, of their own attributes. */
+function shardLeases(coordinationTableArn: string): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'ShardLeases',
+    actions: ['dynamodb:UpdateItem'],
+    resources: [coordinationTableArn],
+    conditions: {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SHARD_ATTRIBUTES] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SHARD_KEY_PREFIX}*`] },
+    },
+  });
 }
 
 /** Budget items of the coordination table (key `budget#<account>#<region>`). */

@@ -83,10 +83,16 @@ export interface CloudOrchProps {
    */
   readonly sweepSegments?: number;
   /**
-   * Number of clusters one sweep run observes at once.
+   * Number of clusters of one (account, region) shard a sweep shard run checks at once.
    * @default 8
    */
   readonly sweepConcurrency?: number;
+  /**
+   * Reserved concurrency of the sweep shard function: shard runs at once across the fleet (each run
+   * checks up to 8 shards).
+   * @default 20
+   */
+  readonly sweepShardConcurrency?: number;
   /**
    * EKS HTTP attempts (retries included) per second per account and region, shared by every function
    * and instance calling EKS (time slots claimed in the coordination table).
@@ -209,8 +215,8 @@ export class CloudOrch extends Construct {
     const fns = new ReconcilerFunctions(this, 'Functions', {
       environment: this.sharedEnvironment(props),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
-      // One sweep run at a time: two would check the same clusters twice (they share the EKS budget).
-      reservedConcurrency: { sweep: 1 },
+      // One dispatcher at a time; shard runs bounded (their leases keep each shard to one run).
+      reservedConcurrency: { sweep: 1, sweepShard: props.sweepShardConcurrency ?? 20 },
     });
     this.functions = fns.functions;
     const f = this.functions;
@@ -231,16 +237,18 @@ export class CloudOrch extends Construct {
     this.stateMachine = machine.stateMachine;
 
     this.wireCapabilities(fns, props);
-    this.setSettings(fns, props, sweepRate);
+    this.setSettings(fns, props);
     this.reachTargetAccounts(fns, props);
 
     this.triggers = new Triggers(this, 'Triggers', {
       table: this.table,
       sweep: f.sweep,
+      sweepShard: f.sweepShard,
       onChange: f.onChange,
       driftEvent: f.driftEvent,
       sweepRate,
       sweepSegments: props.sweepSegments ?? 1,
+      sweepConcurrency: props.sweepConcurrency ?? SETTING_DEFAULTS.sweepConcurrency,
     });
 
     this.bridgeRole = this.createBridgeRole(props.bridge);
@@ -292,12 +300,13 @@ export class CloudOrch extends Construct {
   private wireCapabilities(fns: ReconcilerFunctions, props: CloudOrchProps): void {
     const targets = {
       table: this.table,
-      coordinationTable: this.coordinationTable.table,
       stateMachine: this.stateMachine,
       policyBundleObjectArn: this.policyBundle.bucket.arnForObjects(this.policyBundle.objectKey),
       clusterRole: this.clusterRole,
       nodeRole: this.nodeRole,
       deleteForeignNodegroups: props.deleteForeignNodegroups ?? false,
+      sweepShardFunction: fns.functions.sweepShard,
+      coordinationTable: this.coordinationTable.table,
     };
     for (const key of FUNCTION_KEYS) {
       const caps: readonly string[] = FUNCTIONS[key].capabilities;
@@ -315,7 +324,7 @@ export class CloudOrch extends Construct {
           reason: EXECUTIONS_WILDCARD_REASON,
         });
       const fn = fns.functions[key];
-      if (caps.includes('budget:claim'))
+      if (caps.includes('budget:claim') || caps.includes('shard:lease'))
         fn.addEnvironment(ENV.coordinationTable, this.coordinationTable.table.tableName);
       if (caps.includes('sfn:start')) fn.addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
       if (caps.includes('policy:read')) {
@@ -328,16 +337,11 @@ export class CloudOrch extends Construct {
     }
   }
 
-  /** The settings some functions read: own roles (drift-event), the sweep's, the EKS call rate. */
-  private setSettings(fns: ReconcilerFunctions, props: CloudOrchProps, sweepRate: Duration): void {
+  /** The settings some functions read: own roles (drift-event), the EKS call rate. */
+  private setSettings(fns: ReconcilerFunctions, props: CloudOrchProps): void {
     const f = fns.functions;
     // Only apply mutates EKS: its calls are CloudOrch's own, not drift.
     f.driftEvent.addEnvironment(ENV.ownRoles, fns.roles.apply.roleArn);
-    f.sweep.addEnvironment(ENV.sweepPeriod, String(sweepRate.toSeconds()));
-    f.sweep.addEnvironment(
-      ENV.sweepConcurrency,
-      String(props.sweepConcurrency ?? SETTING_DEFAULTS.sweepConcurrency),
-    );
     for (const key of FUNCTION_KEYS) {
       if (targetSide(key)) {
         f[key].addEnvironment(

@@ -157,6 +157,22 @@ export class Observability extends Construct {
         'The policy bundle could not be loaded: every plan is denied until it is fixed',
       ),
       driftNotCorrected,
+      sweepShardsDegraded: metric(METRIC.SweepShardsDegraded, 'Sum').createAlarm(
+        this,
+        'SweepShardsDegraded',
+        {
+          alarmDescription:
+            'Sweep shards could not check all their clusters in a period for 15 minutes: those clusters are ' +
+            'checked less often (SweepCadenceSeconds per Account and Region says how often). Spread the ' +
+            'clusters over more accounts or regions, or raise the EKS request rate (eksCallsPerSecond, ' +
+            'after raising the EKS quota).',
+          threshold: 1,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 3,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        },
+      ),
       deadLetters: anyInFive(
         props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
         'TriggerDeadLetters',

@@ -14,7 +14,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MUTATING_EKS_PREFIXES } from '../../lambdas/config.js';
+import { ENV, MUTATING_EKS_PREFIXES } from '../../lambdas/config.js';
 import { resourceFinding } from './nag.js';
 
 /**
@@ -53,7 +53,11 @@ export function sweepEventAge(sweepRate: Duration): Duration {
 
 export interface TriggersProps {
   readonly table: dynamodb.TableV2;
-  readonly sweep: lambda.IFunction;
+  /** The sweep dispatcher, and the function it invokes, one run per few (account, region) shards. */
+  readonly sweep: lambda.Function;
+  readonly sweepShard: lambda.Function;
+  /** Clusters of one shard a shard run checks at once. */
+  readonly sweepConcurrency: number;
   readonly onChange: lambda.IFunction;
   readonly driftEvent: lambda.IFunction;
   /** Sweep period. */
@@ -110,6 +114,17 @@ export class Triggers extends Construct {
     // run (or segment) is still going waits in Lambda's queue for at most one period, then goes to the
     // dead-letter queue instead of piling up behind it.
     props.sweep.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: sweepEventAge(props.sweepRate),
+      onFailure: new destinations.SqsDestination(dlq),
+    });
+    const period = String(props.sweepRate.toSeconds());
+    props.sweep.addEnvironment(ENV.sweepPeriod, period);
+    props.sweep.addEnvironment(ENV.sweepShardFunction, props.sweepShard.functionName);
+    props.sweepShard.addEnvironment(ENV.sweepPeriod, period);
+    props.sweepShard.addEnvironment(ENV.sweepConcurrency, String(props.sweepConcurrency));
+    // A shard run is handed over again by the next period's dispatcher: no retry, no older than one.
+    props.sweepShard.configureAsyncInvoke({
       retryAttempts: 0,
       maxEventAge: sweepEventAge(props.sweepRate),
       onFailure: new destinations.SqsDestination(dlq),

@@ -27,7 +27,11 @@ export type Capability =
   /** Read the desired-state table's stream. */
   | 'table:stream'
   /** Claim EKS request slots of the shared budget (UpdateItem of `budget#*` in the coordination table). */
-  | 'budget:claim';
+  | 'budget:claim'
+  /** Invoke the sweep shard function (the dispatcher hands it runs of shards). */
+  | 'lambda:invoke-shard'
+  /** Take and release sweep shard leases (and their cursors) on the coordination table. */
+  | 'shard:lease';
 
 export interface FunctionSpec {
   /** File in lambdas/functions. */
@@ -106,10 +110,19 @@ export const FUNCTIONS = {
   },
   sweep: {
     entry: 'sweep.ts',
-    description: 'Scheduled sweep: observe, plan, start only where there is work',
-    capabilities: ['table:read', 'eks:read', 'sfn:start', 'sfn:describe', 'budget:claim'],
-    timeoutSeconds: 900,
-    memoryMb: 1024,
+    description: 'Scheduled sweep dispatcher: scan, group by account and region, invoke shard runs',
+    capabilities: ['table:read', 'lambda:invoke-shard'],
+    timeoutSeconds: 300,
+    memoryMb: 512,
+  },
+  sweepShard: {
+    entry: 'sweep-shard.ts',
+    description:
+      'Sweep shard run: check the clusters of a few (account, region) shards, start runs where needed',
+    capabilities: ['table:read', 'eks:read', 'sfn:start', 'sfn:describe', 'shard:lease', 'budget:claim'],
+    // At least the sweep period (300 s by default): the lease lasts as long as the invocation may.
+    timeoutSeconds: 360,
+    memoryMb: 512,
   },
   driftEvent: {
     entry: 'drift-event.ts',

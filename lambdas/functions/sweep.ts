@@ -1,23 +1,18 @@
 /**
- * Lambda entry: the scheduled sweep. The schedule passes `{segment, totalSegments}`; one Scheduler
- * target per segment lets a large table be swept by parallel Lambdas.
+ * Lambda entry: the scheduled sweep dispatcher. The schedule passes `{segment, totalSegments}`; one
+ * Scheduler target per segment lets a large table be scanned by parallel Lambdas.
  */
-import { eksProvider } from '../handlers/clients/eks.js';
-import { sfnExecutions } from '../handlers/clients/sfn.js';
+import { lambdaShardInvoker } from '../handlers/clients/lambda.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction, sweepSettings } from '../handlers/compose.js';
 import { withLogContext } from '../handlers/telemetry.js';
 import { sweep } from '../handlers/triggers/sweep.js';
 
-composeFunction('sweep', { store: dynamoStore, provider: eksProvider, executions: sfnExecutions });
+composeFunction('sweep', { store: dynamoStore, shardInvoker: lambdaShardInvoker });
 
-const settings = sweepSettings();
+const { periodSeconds } = sweepSettings();
 
 export const handler = (event: { segment?: number; totalSegments?: number }) =>
   withLogContext({ step: 'sweep' }, () =>
-    sweep({
-      segment: event.segment ?? 0,
-      totalSegments: event.totalSegments ?? 1,
-      ...settings,
-    }),
+    sweep({ segment: event.segment ?? 0, totalSegments: event.totalSegments ?? 1, periodSeconds }),
   );

@@ -15,6 +15,17 @@ import type { PolicyViolation } from '../core/status.js';
 export const TRIGGERS = ['change', 'sweep', 'drift', 'manual'] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
+/** What the sweep dispatcher hands one shard run: a few (account, region) shards and their record ids. */
+export interface ShardRunPayload {
+  /** The sweep period it belongs to (execution names carry it: one sweep run per cluster per period). */
+  readonly periodBucket: string;
+  readonly shards: readonly {
+    readonly accountId: string;
+    readonly region: string;
+    readonly ids: readonly string[];
+  }[];
+}
+
 export interface ObserveResult {
   readonly generation: number;
   readonly deletionRequested: boolean;

@@ -10,8 +10,9 @@ import type { PlanDefaults } from '../core/plan/types.js';
 import type { PolicyDecision, PolicyInput } from '../core/policy-input.js';
 import type { ClusterProvider } from '../core/provider.js';
 import { type Capability, FUNCTIONS, type FunctionKey } from '../functions/catalog.js';
+import type { ShardLeases } from '../store/shard-leases.js';
 import type { DesiredStateStore } from '../store/types.js';
-import type { Trigger } from './contracts.js';
+import type { ShardRunPayload, Trigger } from './contracts.js';
 
 export interface PolicyEvaluator {
   /** Never throws: a broken engine answers a deny with `degraded: true` (fail closed). */
@@ -33,6 +34,11 @@ export interface ExecutionStarter {
    * nobody takes its lease early.
    */
   status(executionArn: string): Promise<ExecutionStatus>;
+}
+
+/** Hands a run of sweep shards to the shard function (asynchronously in AWS, awaited in one process). */
+export interface ShardInvoker {
+  invoke(payload: ShardRunPayload): Promise<void>;
 }
 
 export type ExecutionStatus =
@@ -61,6 +67,8 @@ export interface Clients {
   readonly provider: ClusterProvider;
   readonly policy: PolicyEvaluator;
   readonly executions: ExecutionStarter;
+  readonly shardInvoker: ShardInvoker;
+  readonly shardLeases: ShardLeases;
 }
 export type ClientSlot = keyof Clients;
 
@@ -80,6 +88,8 @@ interface Grants {
   'table:stream': object;
   /** The EKS provider's budget: the provider's maker builds it, so no client of its own. */
   'budget:claim': object;
+  'lambda:invoke-shard': { readonly shardInvoker: ShardInvoker };
+  'shard:lease': { readonly shardLeases: ShardLeases };
 }
 type SlotOfCapability<C extends Capability> = [keyof Grants[C]] extends [never] ? null : keyof Grants[C];
 
@@ -95,6 +105,8 @@ const CLIENT_OF = {
   'sfn:describe': 'executions',
   'table:stream': null,
   'budget:claim': null,
+  'lambda:invoke-shard': 'shardInvoker',
+  'shard:lease': 'shardLeases',
 } as const satisfies { readonly [C in Capability]: SlotOfCapability<C> };
 
 /** What every function has: its configuration and a clock. */

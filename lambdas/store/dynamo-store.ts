@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Labels } from '../core/labels.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { ClusterStatus } from '../core/status.js';
+import { getMany, type ManyRecords } from './batch-get.js';
 import { claimHolder, claimTarget } from './claim-store.js';
 import type { Target } from './claims.js';
 import { release, requestDeletion } from './deletion.js';
@@ -110,5 +111,9 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
 
   scanSegment(segment: number, totalSegments: number, opts: ScanOptions = {}): Promise<ScanPage> {
     return scanSegment(this.table, segment, totalSegments, opts);
+  }
+
+  getMany(ids: readonly string[]): Promise<ManyRecords> {
+    return getMany(this.table, ids);
   }
 }

@@ -190,4 +190,9 @@ export interface DesiredStateStore {
     totalSegments: number,
     opts?: { next?: string; limit?: number },
   ): Promise<ScanPage>;
+  /**
+   * The records of these ids (absent ones left out), each item parsed on its own: malformed ones are
+   * returned apart, as a scan page does.
+   */
+  getMany(ids: readonly string[]): Promise<Omit<ScanPage, 'next'>>;
 }

@@ -25,11 +25,10 @@ import {
   type WiringInput,
 } from '../../lambdas/handlers/compose.js';
 import { defaultsFromEnv } from '../../lambdas/handlers/deployment-defaults.js';
-import { type Deps, setDeps } from '../../lambdas/handlers/deps.js';
+import { type Deps, type ShardInvoker, setDeps } from '../../lambdas/handlers/deps.js';
 import { runStep } from '../../lambdas/handlers/steps/index.js';
 import { onChange } from '../../lambdas/handlers/triggers/on-change.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
-import { type SweepReport, sweep } from '../../lambdas/handlers/triggers/sweep.js';
 import type { PolicyEngine } from '../../lambdas/policy/index.js';
 import {
   DEFAULT_DEFINITION_OPTIONS,
@@ -47,6 +46,7 @@ import { createTable } from '../store/table.js';
 import { feedWrites } from '../store/write-tap.js';
 import { refuseBrowserRequests } from './browser-guard.js';
 import { LOCAL_CREDENTIALS } from './credentials.js';
+import { type LocalSweepReport, localSweeps } from './local-sweep.js';
 import { servePolicyBundle } from './served-policy.js';
 import { LOCAL_TARGET_ROLE } from './target-role.js';
 
@@ -124,7 +124,16 @@ export interface ControlPlane {
   readonly definition: string;
   /** The policy bundle file the engine loads: the control plane's own copy (see served-policy.ts). */
   readonly policyBundlePath: string;
-  sweepNow(): Promise<SweepReport>;
+  /**
+   * One sweep period (one second by default): the dispatcher and, awaited, every shard run it hands
+   * over (concurrency: clusters of one shard checked at once, default 4; fullObservePeriodSeconds:
+   * default the period, so every look is full).
+   */
+  sweepNow(opts?: {
+    readonly periodSeconds?: number;
+    readonly concurrency?: number;
+    readonly fullObservePeriodSeconds?: number;
+  }): Promise<LocalSweepReport>;
   /** "Reconcile now" for one record, then wait until everything settled. */
   reconcile(id: string): Promise<void>;
   /** Resolves once every change was delivered and no execution is running. */
@@ -221,7 +230,10 @@ function localEnv(opts: ControlPlaneOptions, stateMachineArn: string, bundlePath
  * function; the tests' clock and configuration overrides go on top.
  */
 async function installDeps(
-  makers: typeof ALL_MAKERS & { store: Maker<DynamoDesiredStateStore> },
+  makers: Omit<typeof ALL_MAKERS, 'store' | 'shardInvoker'> & {
+    store: Maker<DynamoDesiredStateStore>;
+    shardInvoker: Maker<ShardInvoker>;
+  },
   wiring: { env: Env; endpoints: Endpoints },
   opts: ControlPlaneOptions,
   stops: Stops,
@@ -289,9 +301,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       env: localEnv(opts, stateMachineArn, bundlePath),
       endpoints: { ...LOCAL_ENDPOINTS, dynamodb: table.url, eks: sim.url, sfn: sfn.url },
     };
-    const { deps, policy } = await installDeps({ ...ALL_MAKERS, store: fedStore }, wiring, opts, stops);
+    const sweeps = localSweeps();
+    const makers = { ...ALL_MAKERS, store: fedStore, shardInvoker: () => sweeps.invoker };
+    const { deps, policy } = await installDeps(makers, wiring, opts, stops);
     const { store } = deps;
-
     // The stream trigger: every write reaches on-change, which filters out status-only changes.
     const unsubscribe = feed.subscribe(
       (record) => onChange({ Records: [record] }).then(() => undefined),
@@ -299,8 +312,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     );
     stops.push(async () => unsubscribe());
 
-    const sweepNow = () => sweep({ segment: 0, totalSegments: 1, periodSeconds: 1, concurrency: 4 });
-    if (opts.sweepIntervalMs) sweepEvery(opts.sweepIntervalMs, sweepNow, stops);
+    if (opts.sweepIntervalMs) sweepEvery(opts.sweepIntervalMs, sweeps.sweepNow, stops);
 
     const settle = async () => {
       // Deliveries start executions and executions write records: repeat until both are quiet.
@@ -321,7 +333,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       stateMachineArn,
       definition,
       policyBundlePath: bundlePath,
-      sweepNow,
+      sweepNow: sweeps.sweepNow,
       async reconcile(id: string) {
         await reconcileNow({ id });
         await settle();

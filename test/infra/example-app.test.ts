@@ -54,14 +54,14 @@ describe('examples/cdk-app', () => {
     t.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
     t.resourceCountIs('Custom::CDKBucketDeployment', 1);
     t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    // Eleven CloudOrch functions and CDK's bucket deployment handler.
-    t.resourceCountIs('AWS::Lambda::Function', 12);
+    // Twelve CloudOrch functions and CDK's bucket deployment handler.
+    t.resourceCountIs('AWS::Lambda::Function', 13);
   });
 
   it("applies the example's props: subnets, alarm e-mail, sweep rate, EKS call rate, drift window", () => {
     const t = built.template;
     const envs = fnEnv(t).filter((e) => ENV.table in e);
-    expect(envs).toHaveLength(11);
+    expect(envs).toHaveLength(12);
     for (const e of envs) expect(e[ENV.subnets]).toBe(context[PLATFORM_CONTEXT.subnetIds]);
     expect(
       envs.filter((e) => e[ENV.eksCallsPerSecond] !== undefined).map((e) => e[ENV.eksCallsPerSecond]),

@@ -20,7 +20,7 @@ import {
 type Statement = PolicyStatement;
 
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
-const READ = ['dynamodb:GetItem', 'dynamodb:Scan'];
+const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan'];
 const EKS_READ = [
   'eks:DescribeCluster',
   'eks:ListNodegroups',
@@ -83,7 +83,10 @@ const EXPECTED: Record<FunctionKey, string[]> = {
   writeStatus: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   classifyError: [...LOGS],
   onChange: [...LOGS, ...STREAM, ...START, ...DLQ],
-  sweep: [...LOGS, ...READ, ...EKS_READ, ...START, ...DESCRIBE, ...DLQ, ...BUDGET],
+  // The dispatcher scans and invokes shard runs: no EKS, no executions, no budget.
+  sweep: [...LOGS, ...READ, 'lambda:InvokeFunction', ...DLQ],
+  // Shard leases are UpdateItems on the coordination table, as budget claims are.
+  sweepShard: [...LOGS, ...READ, ...EKS_READ, ...START, ...DESCRIBE, ...DLQ, ...BUDGET],
   driftEvent: [...LOGS, ...READ, ...EKS_READ, ...START, ...DLQ, ...BUDGET],
   reconcileNow: [...LOGS, ...READ, ...START, ...DESCRIBE],
 };
@@ -136,8 +139,8 @@ describe('function roles', () => {
     }
   });
 
-  it('lease, sweep and reconcile-now may only describe executions of the Reconcile state machine', () => {
-    for (const key of ['lease', 'sweep', 'reconcileNow'] as const) {
+  it('lease, sweep shard runs and reconcile-now may only describe executions of the Reconcile state machine', () => {
+    for (const key of ['lease', 'sweepShard', 'reconcileNow'] as const) {
       const [st, ...more] = withAction(key, 'states:DescribeExecution');
       expect(more).toHaveLength(0);
       expect(actionsOf(st!)).toEqual(['states:DescribeExecution']);
@@ -145,7 +148,7 @@ describe('function roles', () => {
     }
   });
 
-  it('observe, sweep and drift-event can only read EKS; only apply mutates it', () => {
+  it('observe, sweep shard runs and drift-event can only read EKS; only apply mutates it', () => {
     for (const key of Object.keys(FUNCTIONS) as FunctionKey[]) {
       const eks = allActions(key).filter((a) => a.startsWith('eks:'));
       if (key === 'apply') expect(eks).toEqual([...EKS_WRITE].sort());
@@ -154,9 +157,43 @@ describe('function roles', () => {
   });
 });
 
+describe('sweep shards', () => {
+  it('the dispatcher may invoke the shard function and no other', () => {
+    const [st, ...more] = withAction('sweep', 'lambda:InvokeFunction');
+    expect(more).toHaveLength(0);
+    expect(st!.Resource).toEqual({
+      'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions.sweepShard as never), 'Arn'],
+    });
+    for (const key of Object.keys(FUNCTIONS) as FunctionKey[])
+      if (key !== 'sweep') expect(withAction(key, 'lambda:InvokeFunction')).toEqual([]);
+  });
+
+  it('shard runs write only shard# items of the coordination table, only their lease attributes', () => {
+    const lease = (key: FunctionKey, id: string, attributes: string[]) =>
+      allows(statements[key].filter(onCoordination), { action: 'dynamodb:UpdateItem', key: id, attributes });
+    const attributes = ['id', 'holder', 'until', 'cursor', 'expiresAt'];
+    expect(lease('sweepShard', 'shard#123456789012#eu-west-1', attributes)).toBe(true);
+    expect(lease('sweepShard', 'budget#123456789012#eu-west-1', ['id', 'holder'])).toBe(false);
+    expect(lease('sweepShard', 'shard#own#us-east-1', ['id', 'holder', 'status'])).toBe(false);
+    for (const key of ['observe', 'apply', 'driftEvent', 'sweep'] as const)
+      expect(lease(key, 'shard#own#us-east-1', attributes)).toBe(false);
+    const coordination = {
+      'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.coordinationTable.table as never), 'Arn'],
+    };
+    const leases = statements.sweepShard.filter((st) => st.Sid === 'ShardLeases');
+    expect(leases).toHaveLength(1);
+    expect(leases[0]!.Resource).toEqual(coordination);
+    expect(actionsOf(leases[0]!)).toEqual(['dynamodb:UpdateItem']);
+    expect(leases[0]!.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': attributes },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['shard#*'] },
+    });
+  });
+});
+
 describe('EKS reads', () => {
   it('only DescribeAddonVersions (it names no resource) is granted on every resource', () => {
-    for (const key of ['observe', 'sweep', 'driftEvent'] as const) {
+    for (const key of ['observe', 'sweepShard', 'driftEvent'] as const) {
       const star = statements[key].filter((st) => JSON.stringify(st.Resource) === '"*"');
       expect(star.flatMap(actionsOf).filter((a) => a.startsWith('eks:'))).toEqual([
         'eks:DescribeAddonVersions',
@@ -422,13 +459,14 @@ describe('DynamoDB writes limited by attribute', () => {
     expect(writers).toEqual(['writeStatus']);
   });
 
-  it('observe, apply, sweep and drift-event may claim EKS budget slots, and nothing else there', () => {
+  it('observe, apply, sweep shard runs and drift-event may claim EKS budget slots, and nothing else there', () => {
     const claimers = (Object.keys(FUNCTIONS) as FunctionKey[]).filter((k) =>
       statements[k].some(onCoordination),
     );
-    expect(claimers.sort()).toEqual(['apply', 'driftEvent', 'observe', 'sweep']);
+    expect(claimers.sort()).toEqual(['apply', 'driftEvent', 'observe', 'sweepShard']);
     for (const key of claimers) {
-      const there = statements[key].filter(onCoordination);
+      // A shard run's lease statement is checked apart (sweep shards, above).
+      const there = statements[key].filter((st) => onCoordination(st) && st.Sid !== 'ShardLeases');
       expect(there.flatMap(actionsOf)).toEqual(['dynamodb:UpdateItem']);
       const claim = (id: string, attributes: string[]) =>
         allows(there, { action: 'dynamodb:UpdateItem', key: id, attributes });

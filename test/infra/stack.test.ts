@@ -105,9 +105,19 @@ describe('functions', () => {
     const env = (k: FunctionKey) =>
       (resource(s, fnId(k)).Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
     const sm = { Ref: logicalId(s, s.stack.cloudorch.stateMachine) };
-    for (const k of ['onChange', 'sweep', 'driftEvent', 'reconcileNow'] as const) {
+    for (const k of ['onChange', 'sweepShard', 'driftEvent', 'reconcileNow'] as const) {
       expect(env(k)['CLOUDORCH_STATE_MACHINE_ARN']).toEqual(sm);
     }
+    // The dispatcher starts nothing: it hands shards to the shard function, which it names.
+    expect(env('sweep')['CLOUDORCH_STATE_MACHINE_ARN']).toBeUndefined();
+    expect(env('sweep')['CLOUDORCH_SWEEP_SHARD_FUNCTION']).toEqual({ Ref: fnId('sweepShard') });
+    expect(env('sweepShard')).toMatchObject({
+      CLOUDORCH_SWEEP_PERIOD_SECONDS: '600',
+      CLOUDORCH_SWEEP_CONCURRENCY: '8',
+    });
+    expect(env('sweepShard')['CLOUDORCH_COORDINATION_TABLE']).toEqual({
+      Ref: logicalId(s, s.stack.cloudorch.coordinationTable.table),
+    });
     expect(env('apply')['CLOUDORCH_STATE_MACHINE_ARN']).toBeUndefined();
     expect(JSON.stringify(env('policy')['CLOUDORCH_POLICY_BUNDLE_S3'])).toContain('/policy/bundle.tar.gz');
     expect(env('plan')['CLOUDORCH_POLICY_BUNDLE_S3']).toBeUndefined();
@@ -195,7 +205,7 @@ describe('triggers', () => {
     });
   });
 
-  it('never runs two sweeps at once: reserved concurrency 1 on the sweep, on no other function', () => {
+  it('never runs two sweep dispatchers at once (reserved concurrency 1) and bounds the shard runs', () => {
     const reserved = Object.fromEntries(
       (Object.keys(FUNCTIONS) as FunctionKey[]).map((k) => [
         k,
@@ -205,18 +215,20 @@ describe('triggers', () => {
     expect(reserved).toEqual({
       ...Object.fromEntries(Object.keys(FUNCTIONS).map((k) => [k, undefined])),
       sweep: 1,
+      sweepShard: 20,
     });
   });
 
   it('drops a sweep tick that cannot run within one period instead of queueing it for hours', () => {
     // The test stack sweeps every 10 minutes.
     const period = 600;
-    s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
-      FunctionName: { Ref: fnId('sweep') },
-      Qualifier: '$LATEST',
-      MaximumRetryAttempts: 0,
-      MaximumEventAgeInSeconds: period,
-    });
+    for (const k of ['sweep', 'sweepShard'] as const)
+      s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: fnId(k) },
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: period,
+      });
     for (const r of Object.values(s.template.findResources('AWS::Scheduler::Schedule'))) {
       const retry = r['Properties'].Target.RetryPolicy;
       expect(retry.MaximumEventAgeInSeconds).toBe(period);
@@ -230,8 +242,8 @@ describe('triggers', () => {
     expect(sweepEventAge(Duration.hours(12)).toSeconds()).toBe(6 * 3600);
   });
 
-  it('sends failed asynchronous invocations of sweep and drift-event to the DLQ', () => {
-    for (const k of ['sweep', 'driftEvent'] as const) {
+  it('sends failed asynchronous invocations of sweep, its shard runs and drift-event to the DLQ', () => {
+    for (const k of ['sweep', 'sweepShard', 'driftEvent'] as const) {
       s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
         FunctionName: { Ref: fnId(k) },
         DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
@@ -284,7 +296,7 @@ describe('observability', () => {
       expect(body).toMatch(new RegExp(`,Account,Region,service\\} MetricName=[\\\\"]*${m}[\\\\"]*'`));
   });
 
-  it('alarms on failing executions, stuck deletions, a degraded policy engine and uncorrected drift', () => {
+  it('alarms on failing executions, stuck deletions, a degraded policy engine, uncorrected drift and degraded sweep shards', () => {
     const alarms = JSON.stringify(s.template.findResources('AWS::CloudWatch::Alarm'));
     for (const m of ['ExecutionsFailed', METRIC.DeletionStuck, METRIC.PolicyEngineDegraded]) {
       expect(alarms).toContain(m);
@@ -299,6 +311,16 @@ describe('observability', () => {
       MetricName: METRIC.ConvergenceSeconds,
       Threshold: 20 * 60,
     });
+    // A shard that cannot check all its clusters in three consecutive periods, with what to do.
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: METRIC.SweepShardsDegraded,
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmDescription: Match.stringLikeRegexp('more accounts or regions.*eksCallsPerSecond'),
+    });
     s.template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 1);
     s.template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
@@ -309,7 +331,7 @@ describe('observability', () => {
       ...s.template.findResources('AWS::CloudWatch::Alarm'),
       ...s.template.findResources('AWS::CloudWatch::CompositeAlarm'),
     }).filter((a) => a['Properties'].AlarmActions?.length === 1);
-    expect(notifying).toHaveLength(5);
+    expect(notifying).toHaveLength(6);
   });
 });
 

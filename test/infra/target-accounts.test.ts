@@ -23,7 +23,7 @@ import {
 
 const KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
 // Written out by hand: a function moving sides must fail here.
-const READ_SIDE: FunctionKey[] = ['observe', 'sweep', 'driftEvent'];
+const READ_SIDE: FunctionKey[] = ['observe', 'sweepShard', 'driftEvent'];
 const WRITE_SIDE: FunctionKey[] = ['apply'];
 const ACCOUNTS = ['222222222222', '333333333333'];
 const ORG = 'o-abcdef1234';

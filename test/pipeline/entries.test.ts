@@ -13,6 +13,8 @@ import { spec } from './support.js';
 process.env.CLOUDORCH_TABLE_NAME = 'cloudorch-entries-test';
 process.env.CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN = 'arn:aws:iam::123456789012:role/c';
 process.env.CLOUDORCH_DEFAULT_SUBNET_IDS = 'subnet-0a000001,subnet-0b000002';
+process.env.CLOUDORCH_SWEEP_SHARD_FUNCTION = 'cloudorch-sweep-shard';
+process.env.CLOUDORCH_COORDINATION_TABLE = 'cloudorch-coordination-test';
 
 /** Written out by hand, not derived from the catalog: a client that creeps into an entry fails here. */
 const CLIENTS: Record<FunctionKey, string[]> = {
@@ -24,7 +26,8 @@ const CLIENTS: Record<FunctionKey, string[]> = {
   writeStatus: ['store'],
   classifyError: [],
   onChange: ['executions'],
-  sweep: ['store', 'provider', 'executions'],
+  sweep: ['store', 'shardInvoker'],
+  sweepShard: ['store', 'provider', 'executions', 'shardLeases'],
   driftEvent: ['store', 'provider', 'executions'],
   reconcileNow: ['store', 'executions'],
 };

@@ -86,6 +86,8 @@ it('starts executions for spec and deletion changes only, from real stream recor
     store,
     provider: { observe: refuse, apply: refuse },
     policy: { evaluate: refuse },
+    shardInvoker: { invoke: refuse },
+    shardLeases: { take: refuse, release: refuse },
     executions: {
       async start(name) {
         const fresh = !started.includes(name);

@@ -4,8 +4,10 @@
  */
 
 import { eksProvider } from './eks.js';
+import { lambdaShardInvoker } from './lambda.js';
 import { wasmPolicy } from './policy.js';
 import { sfnExecutions } from './sfn.js';
+import { dynamoShardLeases } from './shard-leases.js';
 import { dynamoStore } from './store.js';
 
 export const ALL_MAKERS = {
@@ -13,4 +15,6 @@ export const ALL_MAKERS = {
   provider: eksProvider,
   policy: wasmPolicy,
   executions: sfnExecutions,
+  shardInvoker: lambdaShardInvoker,
+  shardLeases: dynamoShardLeases,
 } as const;

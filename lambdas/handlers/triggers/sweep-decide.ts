@@ -25,6 +25,7 @@ import { validateSpec } from '../../core/spec/validate.js';
 import { ownedArnOf } from '../../core/status.js';
 import { driftShown } from '../../core/status-drift.js';
 import { addonsCondition } from '../../core/status-parts.js';
+import { EksBudgetExhaustedError } from '../../store/errors.js';
 import { leaseView } from '../../store/lease.js';
 import type { ClusterRecord } from '../../store/types.js';
 import { type Env, envNumber } from '../compose.js';
@@ -88,7 +89,7 @@ export function decideFromRecord(
 
 /** A live-looking lease: the cluster is busy unless the execution it names has ended. */
 async function decideOnLease(r: ClusterRecord): Promise<SweepDecision> {
-  const holder = await checkHolder(depsOf('sweep').executions, r.lease?.executionArn);
+  const holder = await checkHolder(depsOf('sweepShard').executions, r.lease?.executionArn);
   if (holder.ended) return { start: true, why: `dead execution (${holder.detail ?? 'ended'})` };
   return { start: false, why: 'an execution holds the lease' };
 }
@@ -125,7 +126,7 @@ export async function decide(
   r: ClusterRecord,
   tiers: TierSettings = DEFAULT_TIER_SETTINGS,
 ): Promise<SweepDecision> {
-  const { provider, config, now } = depsOf('sweep');
+  const { provider, config, now } = depsOf('sweepShard');
   const at = now();
   const quick = decideFromRecord(r, at, config.leaseTtlMs);
   if (quick) return quick;
@@ -139,6 +140,8 @@ export async function decide(
   try {
     observation = await provider.observe(refOf(v.spec), opts);
   } catch (err) {
+    // The budget refused the sweep a slot: not an observation failure, the caller yields.
+    if (err instanceof EksBudgetExhaustedError) throw err;
     emit(METRIC.ObserveFailures, 1, { Source: 'sweep' });
     log().warn('sweep could not observe a cluster', { clusterId: r.id, error: String(err), tier });
     // A run of its own retries the observation and, if EKS stays unreadable, says so in status:
@@ -158,7 +161,7 @@ function judge(
   tier: ObserveTier,
   at: Date,
 ): SweepDecision {
-  const { config } = depsOf('sweep');
+  const { config } = depsOf('sweepShard');
   const ownedArn = ownedArnOf(r.status);
   const d = {
     id: r.id,

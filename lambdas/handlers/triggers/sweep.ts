@@ -1,21 +1,20 @@
 /**
- * sweep (scheduled): scans one segment of the table and starts an execution only where there is
- * work: a stale status, a pending deletion, a dead execution (its lease names an execution that
- * ended), drift, lost ownership, a status that no longer holds, or a plan with something to do. It
- * observes and plans each cluster itself with bounded concurrency; the provider's per-region rate
- * limit (every HTTP attempt, retries included) keeps it under the configured EKS call rate. Cost
- * grows with change, not with fleet size. Every item is parsed on its own: a malformed one is
- * reported and skipped, never stops the segment. Failing clusters wait out the backoff stored on
- * their record (core/backoff.ts).
+ * sweep (scheduled), the dispatcher: scans one segment of the table, publishes the fleet gauges,
+ * groups the records by shard (account, region) and hands runs of up to `shardsPerRun` shards to the
+ * shard function (sweep-shard.ts), which decides per cluster whether a run is needed. It calls no
+ * EKS API itself. Every item is parsed on its own: a malformed one is reported and never stops the
+ * segment; one whose id is a record id goes to the shard run, which starts the one run that marks it.
  */
 
 import { Reason } from '../../core/conditions.js';
+import { groupShards, NO_REGION, OWN_ACCOUNT, runsOf, type Shard, shardItemId } from '../../core/shard.js';
 import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
 import { depsOf } from '../deps.js';
-import { executionName, timeBucket } from '../execution-name.js';
+import { timeBucket } from '../execution-name.js';
+import { pool } from '../pool.js';
 import { emit, log, METRIC } from '../telemetry.js';
-import { decide, readyReason } from './sweep-decide.js';
+import { readyReason } from './sweep-decide.js';
 
 export { OBSERVE_CALLS } from './sweep-decide.js';
 
@@ -24,8 +23,19 @@ export interface SweepOptions {
   readonly totalSegments: number;
   /** The schedule's period: one sweep execution per cluster per period at most. */
   readonly periodSeconds: number;
-  readonly concurrency: number;
+  /** Shards per shard run (default 8): many shards in one run overlap their waiting on EKS's rate. */
+  readonly shardsPerRun?: number;
+  /** Invocations in flight at once (default 8). */
+  readonly invokeConcurrency?: number;
 }
+
+export const SHARDS_PER_RUN = 8;
+const INVOKE_CONCURRENCY = 8;
+/**
+ * A run's payload stays below this (asynchronous invocations take at most 256 KB): about 1,800
+ * clusters of the longest ids in one shard, far more than one shard can check in a period.
+ */
+export const MAX_RUN_PAYLOAD_BYTES = 200 * 1024;
 
 /**
  * Fleet gauges the sweep publishes from what it scanned: clusters by Ready reason, and how long the
@@ -52,57 +62,35 @@ export function fleetGauges(
   return { byCondition, maxDriftAgeSeconds };
 }
 
-async function pool<T>(items: readonly T[], concurrency: number, f: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (i < items.length) {
-      const item = items[i++]!;
-      await f(item);
-    }
-  });
-  await Promise.all(workers);
-}
-
 export interface SweepReport {
+  /** Items scanned, records and malformed ones. */
   readonly scanned: number;
-  readonly started: number;
-  readonly skipped: number;
-  readonly errors: number;
-  /** Items that do not parse as records (reported, and skipped or handed to a run that marks them). */
+  /** Items that do not parse as records (reported; a usable id goes to a shard run that marks it). */
   readonly invalid: number;
-  readonly reasons: Record<string, number>;
+  /** Shards (account, region) the records fall in. */
+  readonly shards: number;
+  /** Shard runs handed to the shard function. */
+  readonly runs: number;
+  /** Runs that could not be handed over, and shards too large for one run: their clusters wait a period. */
+  readonly errors: number;
 }
 
-/**
- * A malformed item is reported every sweep. One whose id is a record id gets one run that writes a
- * RecordInvalid condition on it (unless one already did); nothing else is done for it.
- */
+/** A malformed item is reported every sweep; true when its id should get the one run that marks it. */
 function onInvalid(item: InvalidItem): boolean {
   emit(METRIC.RecordsInvalid, 1);
   log().warn('skipping a malformed record', { clusterId: item.id, reason: item.reason });
   return item.usable && !item.marked;
 }
 
-export async function sweep(opts: SweepOptions): Promise<SweepReport> {
-  const { store, executions, now } = depsOf('sweep');
-  const bucket = timeBucket(now(), opts.periodSeconds);
-  const reasons: Record<string, number> = {};
+/** Every record of the segment, grouped by shard, and the malformed items to mark. */
+async function scan(opts: SweepOptions) {
+  const { store, now } = depsOf('sweep');
+  const records: { id: string; spec: ClusterRecord['spec'] }[] = [];
+  const toMark: string[] = [];
+  const byCondition: Record<string, number> = {};
   let scanned = 0;
   let invalid = 0;
-  const byCondition: Record<string, number> = {};
   let maxDriftAgeSeconds = 0;
-  let started = 0;
-  let errors = 0;
-  const start = async (id: string, generation: number, createdAt?: string) => {
-    const res = await executions.start(executionName(id, generation, 'sweep', bucket, createdAt), {
-      id,
-      trigger: 'sweep',
-    });
-    if (res.started) {
-      started += 1;
-      emit(METRIC.ExecutionsStarted, 1, { Trigger: 'sweep' });
-    }
-  };
   let next: string | undefined;
   do {
     const page = await store.scanSegment(opts.segment, opts.totalSegments, next ? { next } : {});
@@ -112,32 +100,53 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
     const g = fleetGauges(page.records, now(), page.invalid.length);
     for (const [k, v] of Object.entries(g.byCondition)) byCondition[k] = (byCondition[k] ?? 0) + v;
     maxDriftAgeSeconds = Math.max(maxDriftAgeSeconds, g.maxDriftAgeSeconds);
-    for (const item of page.invalid) {
-      try {
-        if (onInvalid(item)) await start(item.id, 0);
-      } catch (err) {
-        errors += 1;
-        log().warn('sweep could not start a run for a malformed record', {
-          clusterId: item.id,
-          error: String(err),
-        });
-      }
-    }
-    await pool(page.records, opts.concurrency, async (r) => {
-      try {
-        const d = await decide(r);
-        const key = d.why.split(':')[0]!;
-        reasons[key] = (reasons[key] ?? 0) + 1;
-        if (d.start) await start(r.id, r.generation, r.createdAt);
-      } catch (err) {
-        errors += 1;
-        log().warn('sweep could not decide for a cluster', { clusterId: r.id, error: String(err) });
-      }
-    });
+    for (const item of page.invalid) if (onInvalid(item)) toMark.push(item.id);
+    for (const r of page.records) records.push({ id: r.id, spec: r.spec });
   } while (next);
-  emit(METRIC.SweepClusters, scanned);
-  for (const [reason, n] of Object.entries(byCondition))
+  return { records, toMark, byCondition, scanned, invalid, maxDriftAgeSeconds };
+}
+
+/** Malformed items carry no target: their shard is the own account's with no region (no EKS call). */
+function withMarks(shards: Shard[], toMark: readonly string[], ownAccountId?: string): Shard[] {
+  if (toMark.length === 0) return shards;
+  const key = { accountId: ownAccountId ?? OWN_ACCOUNT, region: NO_REGION };
+  const i = shards.findIndex((s) => shardItemId(s) === shardItemId(key));
+  const ids = [...(shards[i]?.ids ?? []), ...toMark].sort();
+  const merged = { ...key, ids };
+  return i < 0 ? [...shards, merged] : shards.map((s, j) => (j === i ? merged : s));
+}
+
+export async function sweep(opts: SweepOptions): Promise<SweepReport> {
+  const { shardInvoker, config, now } = depsOf('sweep');
+  const periodBucket = timeBucket(now(), opts.periodSeconds);
+  const s = await scan(opts);
+  const shards = withMarks(groupShards(s.records, config.ownAccountId), s.toMark, config.ownAccountId);
+  const { runs, oversized } = runsOf(shards, opts.shardsPerRun ?? SHARDS_PER_RUN, MAX_RUN_PAYLOAD_BYTES);
+  let errors = 0;
+  for (const o of oversized) {
+    errors += 1;
+    log().error('a shard holds too many clusters for one shard run: it is not swept', {
+      shard: shardItemId(o),
+      clusters: o.ids.length,
+      remediation: 'Spread its clusters over more accounts or regions.',
+    });
+  }
+  let invoked = 0;
+  await pool(runs, opts.invokeConcurrency ?? INVOKE_CONCURRENCY, async (run) => {
+    try {
+      await shardInvoker.invoke({ periodBucket, shards: run });
+      invoked += 1;
+    } catch (err) {
+      errors += 1;
+      log().warn('sweep could not hand a run to the shard function', {
+        shards: run.map(shardItemId),
+        error: String(err),
+      });
+    }
+  });
+  emit(METRIC.SweepClusters, s.scanned);
+  for (const [reason, n] of Object.entries(s.byCondition))
     emit(METRIC.ClustersByCondition, n, { Reason: reason });
-  emit(METRIC.DriftOutstandingSeconds, maxDriftAgeSeconds, {}, 'Seconds');
-  return { scanned, started, skipped: scanned - started - errors, errors, invalid, reasons };
+  emit(METRIC.DriftOutstandingSeconds, s.maxDriftAgeSeconds, {}, 'Seconds');
+  return { scanned: s.scanned, invalid: s.invalid, shards: shards.length, runs: invoked, errors };
 }

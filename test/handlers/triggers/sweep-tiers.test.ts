@@ -17,6 +17,7 @@ import {
   decide,
   fullObservePeriodFrom,
 } from '../../../lambdas/handlers/triggers/sweep-decide.js';
+import { EksBudgetExhaustedError } from '../../../lambdas/store/errors.js';
 import type { ClusterRecord } from '../../../lambdas/store/types.js';
 import { converged, DEFAULTS, ID, nodegroupFor, spec } from '../../core/support/fixtures.js';
 
@@ -83,12 +84,13 @@ const record: ClusterRecord = {
 beforeEach(() => {
   world = { ...converged(SPEC), addons: [] };
   asked = [];
-  setDepsFactory('sweep', () => ({
+  setDepsFactory('sweepShard', () => ({
     now: () => now,
     config: { ...DEFAULT_CONFIG, defaults: DEFAULTS, ownRoleArns: [] },
     provider,
     store: {} as never,
     executions: {} as never,
+    shardLeases: {} as never,
   }));
 });
 
@@ -159,5 +161,27 @@ describe('tier settings', () => {
       periodSeconds: SETTING_DEFAULTS.sweepPeriodSeconds,
       fullObservePeriodSeconds: SETTING_DEFAULTS.fullObservePeriodSeconds,
     });
+  });
+});
+
+describe('the sweep decision and the EKS budget', () => {
+  it('a slot the budget refuses is not an observation failure: the decision lets the refusal out', async () => {
+    now = CHECK_AT;
+    setDepsFactory('sweepShard', () => ({
+      now: () => now,
+      config: { ...DEFAULT_CONFIG, defaults: DEFAULTS, ownRoleArns: [] },
+      provider: {
+        observe: async () => {
+          throw new EksBudgetExhaustedError('every slot of the next 2 s is taken');
+        },
+        apply: async () => {
+          throw new Error('not called');
+        },
+      },
+      store: {} as never,
+      executions: {} as never,
+      shardLeases: {} as never,
+    }));
+    await expect(decide(record, TIERS)).rejects.toBeInstanceOf(EksBudgetExhaustedError);
   });
 });
