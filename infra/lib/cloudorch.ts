@@ -3,16 +3,14 @@
  * trigger, the Reconcile state machine, the triggers, the policy bundle, the bridge role and the
  * dashboard with alarms. Resources are public fields; access for others goes through `grant*`.
  */
-import { Duration, type RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV, METRIC_NAMESPACE, SERVICE_NAME, SETTING_DEFAULTS } from '../../lambdas/config.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
-import type { DefinitionOptions } from '../../lambdas/statemachine/definition.js';
 import { BridgeRole, type BridgeRoleProps } from './bridge-role.js';
 import {
   EKS_WILDCARD_REASON,
@@ -21,6 +19,7 @@ import {
   reconcileExecutionsArn,
   statementsFor,
 } from './capabilities.js';
+import type { CloudOrchProps } from './cloudorch-props.js';
 import { CoordinationTable } from './coordination-table.js';
 import { EksRoles } from './eks-roles.js';
 import { FUNCTION_KEYS, ReconcilerFunctions } from './functions.js';
@@ -28,155 +27,12 @@ import { resourceFinding } from './nag.js';
 import { Observability } from './observability.js';
 import { packageVersion, VERSION_TAG } from './package-info.js';
 import { PolicyBundle } from './policy-bundle.js';
-import type { PolicyBundleSource } from './policy-bundle-source.js';
 import { ReconcileStateMachine } from './state-machine.js';
 import { DesiredStateTable } from './table.js';
-import {
-  DEFAULT_TARGET_ROLE_NAMES,
-  roleArnIn,
-  TargetAccess,
-  type TargetRoleNames,
-  targetSide,
-} from './target-access.js';
+import { DEFAULT_TARGET_ROLE_NAMES, roleArnIn, TargetAccess, targetSide } from './target-access.js';
 import { Triggers } from './triggers.js';
 
-/**
- * Settings of one CloudOrch deployment. Only `policyBundle` is required; every other prop has the
- * default shown, which is what CloudOrch's own app deploys when its context leaves it unset.
- */
-export interface CloudOrchProps {
-  /**
-   * The policy bundle deployed into the bundle bucket: `await PolicyBundleSource.build()` (opa
-   * compiles this package's `policies/` at synth time) or `PolicyBundleSource.fromFile(path)` (a
-   * prebuilt `bundle.tar.gz`, no opa needed).
-   */
-  readonly policyBundle: PolicyBundleSource;
-  /**
-   * Role new clusters run as when their spec names none.
-   * @default a new role with AmazonEKSClusterPolicy
-   */
-  readonly clusterRole?: iam.IRole;
-  /**
-   * Role new node groups run as when their spec names none.
-   * @default a new role with the EKS worker, CNI and ECR read-only policies
-   */
-  readonly nodeRole?: iam.IRole;
-  /**
-   * Subnet ids new clusters use when their spec has no `network` (at least two, in two zones).
-   * @default none: every spec must name its subnets
-   */
-  readonly subnetIds?: readonly string[];
-  /**
-   * Security group ids new clusters get when their spec names none.
-   * @default none: EKS creates the cluster security group
-   */
-  readonly securityGroupIds?: readonly string[];
-  /**
-   * Time between two sweeps (one EventBridge Scheduler rate per segment).
-   * @default Duration.minutes(5)
-   */
-  readonly sweepRate?: Duration;
-  /**
-   * Number of sweep segments, each with its own schedule; they share one sweep function and run one
-   * at a time.
-   * @default 1
-   */
-  readonly sweepSegments?: number;
-  /**
-   * Number of clusters of one (account, region) shard a sweep shard run checks at once.
-   * @default 8
-   */
-  readonly sweepConcurrency?: number;
-  /**
-   * Reserved concurrency of the sweep shard function: shard runs at once across the fleet (each run
-   * checks up to 8 shards).
-   * @default 20
-   */
-  readonly sweepShardConcurrency?: number;
-  /**
-   * EKS HTTP attempts (retries included) per second per account and region, shared by every function
-   * and instance calling EKS (time slots claimed in the coordination table).
-   * @default 5
-   */
-  readonly eksCallsPerSecond?: number;
-  /**
-   * Seconds between two checks of the bucket for a new bundle by the policy engine.
-   * @default 60
-   */
-  readonly policyReloadSeconds?: number;
-  /**
-   * E-mail address subscribed to the alarm topic (AWS sends a confirmation first).
-   * @default no subscription
-   */
-  readonly alarmEmail?: string;
-  /**
-   * Time within which drift must be corrected; older open drift raises `DriftNotCorrected`.
-   * @default Duration.minutes(30)
-   */
-  readonly driftCorrectionWindow?: Duration;
-  /**
-   * Number of failed executions within 15 minutes that raises the failed-executions alarm.
-   * @default 3
-   */
-  readonly failedExecutionsThreshold?: number;
-  /**
-   * Service account the bridge role trusts, and IRSA trust for it.
-   * @default cloudorch-system/cloudorch-bridge, trusted through EKS Pod Identity only
-   */
-  readonly bridge?: BridgeRoleProps;
-  /**
-   * Powertools log level of every function.
-   * @default 'INFO'
-   */
-  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-  /**
-   * Retention of every function's and the state machine's log group.
-   * @default logs.RetentionDays.ONE_MONTH
-   */
-  readonly logRetention?: logs.RetentionDays;
-  /**
-   * The Reconcile state machine's pacing: `pollSeconds` (seconds between re-observations while EKS
-   * works), `maxLoops` (loops per execution) and `maxLeaseWaits` (waits for another execution's lease).
-   * @default DEFAULT_DEFINITION_OPTIONS: 30 seconds, 120 loops, 10 waits
-   */
-  readonly definitionOptions?: DefinitionOptions;
-  /**
-   * What happens to the desired-state table when the stack is deleted.
-   * @default RemovalPolicy.RETAIN (deletion protection is on as well)
-   */
-  readonly tableRemovalPolicy?: RemovalPolicy;
-  /**
-   * Let the apply function delete node groups CloudOrch did not create (no ownership tags, e.g. an
-   * adopted cluster's own), which IAM otherwise refuses; the policy must still allow it
-   * (`foreignNodegroups.allowDeletion`).
-   * @default false: only node groups tagged managed-by=cloudorch can be deleted
-   */
-  readonly deleteForeignNodegroups?: boolean;
-  /**
-   * 12-digit ids of other accounts whose clusters records may name (`spec.accountId`): the observe
-   * side may assume the read role there, apply the write role, and their forwarded EKS events are
-   * accepted on the default bus. Deploy `TargetAccountStack` in each of them.
-   * @default none: no other account (unless targetOrganizationId is set)
-   */
-  readonly targetAccounts?: readonly string[];
-  /**
-   * An AWS Organizations id (`o-...`): like targetAccounts for every account of the organization,
-   * with `aws:ResourceOrgID` and `aws:PrincipalOrgID` conditions instead of account ids.
-   * @default none: no organization (unless targetAccounts is set)
-   */
-  readonly targetOrganizationId?: string;
-  /**
-   * Names of the roles assumed in target accounts, the same in every account (TargetAccountStack
-   * creates them).
-   * @default { read: 'cloudorch-target-read', write: 'cloudorch-target-write' }
-   */
-  readonly targetRoleNames?: TargetRoleNames;
-  /**
-   * Sent as ExternalId when assuming a target role; the target roles' trust must require the same.
-   * @default none: no ExternalId
-   */
-  readonly targetExternalId?: string;
-}
+export type { CloudOrchProps } from './cloudorch-props.js';
 
 export class CloudOrch extends Construct {
   readonly table: dynamodb.TableV2;
@@ -240,16 +96,7 @@ export class CloudOrch extends Construct {
     this.setSettings(fns, props);
     this.reachTargetAccounts(fns, props);
 
-    this.triggers = new Triggers(this, 'Triggers', {
-      table: this.table,
-      sweep: f.sweep,
-      sweepShard: f.sweepShard,
-      onChange: f.onChange,
-      driftEvent: f.driftEvent,
-      sweepRate,
-      sweepSegments: props.sweepSegments ?? 1,
-      sweepConcurrency: props.sweepConcurrency ?? SETTING_DEFAULTS.sweepConcurrency,
-    });
+    this.triggers = this.createTriggers(props, sweepRate);
 
     this.bridgeRole = this.createBridgeRole(props.bridge);
 
@@ -261,6 +108,23 @@ export class CloudOrch extends Construct {
       driftCorrectionWindow: props.driftCorrectionWindow ?? Duration.minutes(30),
       failedExecutionsThreshold: props.failedExecutionsThreshold ?? 3,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+  }
+
+  /** The sweep's schedule and settings, the stream trigger and the drift-event rule. */
+  private createTriggers(props: CloudOrchProps, sweepRate: Duration): Triggers {
+    const f = this.functions;
+    return new Triggers(this, 'Triggers', {
+      table: this.table,
+      sweep: f.sweep,
+      sweepShard: f.sweepShard,
+      onChange: f.onChange,
+      driftEvent: f.driftEvent,
+      sweepRate,
+      sweepSegments: props.sweepSegments ?? 1,
+      sweepConcurrency: props.sweepConcurrency ?? SETTING_DEFAULTS.sweepConcurrency,
+      fullObservePeriod:
+        props.fullObservePeriod ?? Duration.seconds(SETTING_DEFAULTS.fullObservePeriodSeconds),
     });
   }
 

@@ -58,6 +58,8 @@ export interface TriggersProps {
   readonly sweepShard: lambda.Function;
   /** Clusters of one shard a shard run checks at once. */
   readonly sweepConcurrency: number;
+  /** Time between two full observations of a cluster (the sweep's other looks are checks). */
+  readonly fullObservePeriod: Duration;
   readonly onChange: lambda.IFunction;
   readonly driftEvent: lambda.IFunction;
   /** Sweep period. */
@@ -123,6 +125,7 @@ export class Triggers extends Construct {
     props.sweep.addEnvironment(ENV.sweepShardFunction, props.sweepShard.functionName);
     props.sweepShard.addEnvironment(ENV.sweepPeriod, period);
     props.sweepShard.addEnvironment(ENV.sweepConcurrency, String(props.sweepConcurrency));
+    props.sweepShard.addEnvironment(ENV.fullObservePeriod, String(props.fullObservePeriod.toSeconds()));
     // A shard run is handed over again by the next period's dispatcher: no retry, no older than one.
     props.sweepShard.configureAsyncInvoke({
       retryAttempts: 0,

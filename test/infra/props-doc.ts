@@ -1,6 +1,6 @@
 /**
  * The props of the CloudOrch construct as their TSDoc says (read with the TypeScript compiler from
- * infra/lib/cloudorch.ts), rendered as the table docs/deploy.md shows, so the two cannot drift.
+ * infra/lib/cloudorch-props.ts), rendered as the table docs/deploy.md shows, so the two cannot drift.
  * Regenerate the table: `npx tsx test/infra/props-doc.ts`.
  */
 import { join, resolve } from 'node:path';
@@ -16,7 +16,7 @@ export interface DocumentedProp {
   readonly defaultValue: string | undefined;
 }
 
-const SOURCE = join(PROJECT_ROOT, 'infra', 'lib', 'cloudorch.ts');
+const SOURCE = join(PROJECT_ROOT, 'infra', 'lib', 'cloudorch-props.ts');
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 

@@ -114,6 +114,8 @@ describe('functions', () => {
     expect(env('sweepShard')).toMatchObject({
       CLOUDORCH_SWEEP_PERIOD_SECONDS: '600',
       CLOUDORCH_SWEEP_CONCURRENCY: '8',
+      // The full-observation period (default one hour): the shard run's tiers read it.
+      CLOUDORCH_FULL_OBSERVE_PERIOD_SECONDS: '3600',
     });
     expect(env('sweepShard')['CLOUDORCH_COORDINATION_TABLE']).toEqual({
       Ref: logicalId(s, s.stack.cloudorch.coordinationTable.table),
