@@ -10,20 +10,39 @@
  * executions; default 50 4 50 200). BENCH_FLEET_RATE sets the budget (default 5, the deployed one).
  */
 import './lib/env.js';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { build } from 'esbuild';
+import { esbuildOptions } from '../infra/bundling/function-bundling.mjs';
+import { ENV } from '../lambdas/config.js';
 import { OWNER_TAG } from '../lambdas/core/ownership.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
+import { FUNCTIONS } from '../lambdas/functions/catalog.js';
+import { SHARDS_PER_RUN } from '../lambdas/handlers/triggers/sweep.js';
+import { CLAIM_WRITES } from '../lambdas/store/budget-claims.js';
 import { specHash } from '../lambdas/store/spec-hash.js';
 import type { ClusterRec } from '../local/eks-sim/model.js';
-import { type ControlPlane, LOCAL_ACCOUNT, LOCAL_TARGET_ROLE } from '../local/runtime/control-plane.js';
+import {
+  type ControlPlane,
+  LOCAL_ACCOUNT,
+  LOCAL_COORDINATION_TABLE,
+  LOCAL_TARGET_ROLE,
+} from '../local/runtime/control-plane.js';
 import { benchSpec } from './lib/fleet.js';
 import { FAST, startBench } from './lib/pipeline.js';
 import { type Metered, maxInWindow, now, TABLE } from './lib/probes.js';
 import { fmt, run, section, table } from './lib/stats.js';
 
 const [ACCOUNTS = 50, REGION_COUNT = 4, PER_SHARD = 50, EXECUTIONS = 200] = process.argv.slice(2).map(Number);
+const exec = promisify(execFile);
 const RATE = Number(process.env.BENCH_FLEET_RATE ?? 5);
 const PERIOD_S = 300;
+const FULL_PERIOD_S = 3600;
 const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'ap-southeast-2'].slice(0, REGION_COUNT);
 const accountId = (i: number) => `2${String(i + 1).padStart(11, '0')}`;
 
@@ -191,11 +210,21 @@ async function main(): Promise<void> {
     await Promise.all(
       changed.slice(0, EXECUTIONS).map((t) => m.store.applySpec(t.id, withNodes(targetSpec(t), 3))),
     );
-    const report = await cp.sweepNow();
+    const writes0 = CLAIM_WRITES.total;
+    const report = await cp.sweepNow({ periodSeconds: PERIOD_S, fullObservePeriodSeconds: FULL_PERIOD_S });
+    const sweepWrites = CLAIM_WRITES.total - writes0;
     const sweepMs = now() - s0;
     await cp.settle();
     const allMs = now() - s0;
     printRun(targets, m, report, sweepMs, allMs, s0);
+    const writes = CLAIM_WRITES.total - writes0;
+    const reqs = m.eks.requests.length;
+    console.log(
+      `limiter: ${fmt.int(writes)} conditional writes to the coordination table for ${fmt.int(reqs)} EKS requests ` +
+        `(${fmt.num(writes / reqs, 3)} per request; ${fmt.int(sweepWrites)} by the time the sweep returned); ` +
+        `at $0.625 per million write units: $${fmt.num((writes * 0.625) / 1e6, 4)} for this period`,
+    );
+    await measureShardRun(cp, targets);
   } finally {
     await cp.stop();
   }
@@ -256,6 +285,71 @@ function printRun(
   console.log(
     `DynamoDB (store clients): ${fmt.num(m.meter.readUnits, 1)} read units, ${fmt.num(m.meter.writeUnits, 1)} write units`,
   );
+}
+
+/**
+ * The sweep shard function's bundle (built with the deployed esbuild options) run in a fresh process
+ * by its Lambda handler against this control plane, on one invocation's worth of shards (8 shards of
+ * this fleet): its peak resident memory is what sizes the function.
+ */
+async function measureShardRun(cp: ControlPlane, targets: readonly Target[]): Promise<void> {
+  const out = await mkdtemp(join(tmpdir(), 'cloudorch-shard-'));
+  try {
+    await build({
+      ...esbuildOptions(
+        process.cwd(),
+        join(process.cwd(), 'lambdas/functions', FUNCTIONS.sweepShard.entry),
+        out,
+      ),
+      logLevel: 'error',
+    });
+    const shards = new Map<string, { accountId: string; region: string; ids: string[] }>();
+    for (const t of targets) {
+      const k = `${t.account}#${t.region}`;
+      const s = shards.get(k) ?? { accountId: t.account, region: t.region, ids: [] };
+      s.ids.push(t.id);
+      shards.set(k, s);
+    }
+    const payload = { periodBucket: 'bench-memory', shards: [...shards.values()].slice(0, SHARDS_PER_RUN) };
+    const env = {
+      PATH: process.env.PATH,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: cp.endpoints.dynamodb,
+      AWS_ENDPOINT_URL_SFN: cp.endpoints.sfn,
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      [ENV.eksEndpoint]: cp.endpoints.eks,
+      [ENV.table]: TABLE,
+      [ENV.coordinationTable]: LOCAL_COORDINATION_TABLE,
+      [ENV.stateMachine]: cp.stateMachineArn,
+      [ENV.eksCallsPerSecond]: String(RATE),
+      [ENV.targetRoleName]: LOCAL_TARGET_ROLE,
+      [ENV.ownAccountId]: LOCAL_ACCOUNT,
+      [ENV.sweepPeriod]: String(PERIOD_S),
+      [ENV.fullObservePeriod]: String(FULL_PERIOD_S),
+    };
+    const code = `
+      const t = performance.now();
+      const { handler } = await import(${JSON.stringify(pathToFileURL(join(out, 'index.mjs')).href)});
+      const loaded = performance.now() - t;
+      const r = await handler(${JSON.stringify(payload)}, { getRemainingTimeInMillis: () => 360000 });
+      const n = (f) => r.shards.reduce((a, s) => a + f(s), 0);
+      console.log(JSON.stringify({ loadMs: loaded, runMs: performance.now() - t - loaded,
+        maxRssMb: process.resourceUsage().maxRSS / 1024, checked: n((s) => s.checked), clusters: n((s) => s.clusters),
+        errors: n((s) => s.errors), skipped: n((s) => s.skipped ? 1 : 0) }));`;
+    const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', code], { env, cwd: out });
+    const r = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, number>;
+    console.log(
+      `sweepShard bundle in a fresh process, one invocation of ${payload.shards.length} shards: ` +
+        `${r.checked}/${r.clusters} clusters checked in ${fmt.s(r.runMs ?? 0)} (load ${fmt.ms(r.loadMs ?? 0)}), ` +
+        `errors ${r.errors}, skipped shards ${r.skipped}; peak resident memory ${fmt.num(r.maxRssMb ?? 0, 0)} MB ` +
+        `(deployed memory ${FUNCTIONS.sweepShard.memoryMb} MB)`,
+    );
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
 }
 
 run(main);

@@ -26,6 +26,12 @@ export interface BudgetClaimsOptions {
   readonly clock?: () => number;
 }
 
+/**
+ * Writes by every BudgetClaims of this process, failed ones included: how the benchmarks measure
+ * what the limiter costs in DynamoDB (a Lambda's instances each count their own).
+ */
+export const CLAIM_WRITES = { total: 0 };
+
 export class BudgetClaims {
   /** Conditional writes sent, failed ones included (each is billed as a write). */
   writes = 0;
@@ -73,6 +79,7 @@ export class BudgetClaims {
     input: Omit<ConstructorParameters<typeof UpdateItemCommand>[0], 'TableName' | 'ReturnValues'>,
   ): Promise<number | undefined> {
     this.writes++;
+    CLAIM_WRITES.total++;
     try {
       const out = await this.o.client.send(
         new UpdateItemCommand({ ...input, TableName: this.o.tableName, ReturnValues: 'UPDATED_NEW' }),
