@@ -12,7 +12,6 @@ import { STREAM_FILTER } from '../infra/lib/triggers.js';
 import { isMutatingEksCall } from '../lambdas/config.js';
 import { FUNCTIONS } from '../lambdas/functions/catalog.js';
 import { reconcileNow } from '../lambdas/handlers/triggers/reconcile-now.js';
-import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep.js';
 import type { StepFunctionKey } from '../lambdas/statemachine/definition.js';
 import { SimAdminClient } from '../local/eks-sim/index.js';
 import { Prng } from '../local/eks-sim/model.js';
@@ -20,7 +19,9 @@ import type { ControlPlane } from '../local/runtime/control-plane.js';
 import { benchSpec, type Member, members } from './lib/fleet.js';
 import { converge, startBench, transitions } from './lib/pipeline.js';
 import { type Metered, origin, stepProbe } from './lib/probes.js';
+import { measureRichLooks, type RichLooks } from './lib/rich-sample.js';
 import { fmt, run, section, table } from './lib/stats.js';
+import { type LookFigures, SWEEP, sweepPeriod } from './lib/sweep-cost.js';
 
 const SAMPLE = Number(process.argv[2] ?? 10);
 const CHECKS_PER_DAY = 288; // every 5 minutes
@@ -35,8 +36,8 @@ const PRICE = {
   writeUnit: 0.625 / 1e6, // https://aws.amazon.com/dynamodb/pricing/on-demand/
   readUnit: 0.125 / 1e6, // https://aws.amazon.com/dynamodb/pricing/on-demand/
 } as const;
-/** The sweep's deployed defaults (infra/lib/cloudorch.ts) and what EKS allows per region. */
-const SWEEP = { memoryGb: FUNCTIONS.sweep.memoryMb / 1024, callsPerSecond: 5, periodS: 300 };
+/** The deployed full-observation period: the sweep's other looks are checks. */
+const FULL_PERIOD_S = 3600;
 
 /** What one simulated period (a day, or one naive check) produced. */
 interface Counts {
@@ -159,7 +160,9 @@ async function simulateDay(b: Bench): Promise<Day> {
     }
     if (round === driftAt) await drift(cp, fleet[1]!);
     const t = performance.now();
-    await origin.run('sweep', () => cp.sweepNow({ periodSeconds: SWEEP.periodS, concurrency: 8 }));
+    await origin.run('sweep', () =>
+      cp.sweepNow({ periodSeconds: SWEEP.periodS, concurrency: 8, fullObservePeriodSeconds: FULL_PERIOD_S }),
+    );
     sweepCpuMs += performance.now() - t;
     await cp.settle();
     day.transitions += b.newTransitions();
@@ -231,18 +234,20 @@ async function measureNaiveCheck(b: Bench): Promise<Counts> {
 async function main(): Promise<void> {
   section('Cost model: a simulated day, priced per month, beside one execution per cluster per check');
   const clock = { ms: Date.now() };
+  let day: Day;
   const { cp, m } = await startBench({ now: () => new Date(clock.ms) });
   try {
     const fleet = members('cost', 0, SAMPLE);
     await converge(cp, m, fleet);
     const bench = openBench(cp, m, fleet, clock);
-    const day = await simulateDay(bench);
+    day = await simulateDay(bench);
     printDay(day);
     const perCheck = await measureNaiveCheck(bench);
     printMonth(day, perCheck);
   } finally {
     await cp.stop();
   }
+  printRich(day, await measureRichLooks());
 }
 
 async function drift(cp: ControlPlane, f: { name: string; region: string }): Promise<void> {
@@ -252,28 +257,36 @@ async function drift(cp: ControlPlane, f: { name: string; region: string }): Pro
   });
 }
 
-/** Sweep run length at the deployed rate: n x calls / (5 per s per region), 500 clusters per region. */
-function sweepSeconds(n: number, callsPerCluster: number, localMs: number): number {
-  const perRegion = Math.min(n, (SWEEP.callsPerSecond * SWEEP.periodS) / OBSERVE_CALLS);
-  return Math.max((perRegion * callsPerCluster) / SWEEP.callsPerSecond, (localMs / 1000) * (n / SAMPLE));
-}
-
 const sweepCallsPerCluster = (d: Day) => d.sweepEks / CHECKS_PER_DAY / SAMPLE;
+const looksOf = (d: Day): LookFigures => ({
+  callsPerLook: sweepCallsPerCluster(d),
+  localMsPerLook: d.sweepLocalMs / SAMPLE,
+});
 
-/** CloudOrch's month for a fleet of n: the day's work scales with n, the sweep's scan with n per sweep. */
-function oursPerMonth(n: number, d: Day): Counts {
+/**
+ * CloudOrch's month for a fleet of n: the day's changes and corrections scale with n; the sweep is
+ * priced per period by sweepPeriod (dispatcher and shard runs, budget claims and shard leases), its
+ * reads (scan and batch get) by the measured read units per record per sweep. Steps' EKS calls claim
+ * slots too: at most one write per call (claims of two or more slots, two writes each).
+ */
+function oursPerMonth(
+  n: number,
+  d: Day,
+  look: LookFigures = looksOf(d),
+  readsPerRecord = d.scanPerRecord,
+): Counts {
   const day = d.counts;
   const k = (n / SAMPLE) * DAYS;
+  const periods = CHECKS_PER_DAY * DAYS;
   const stepInvocations = Object.entries(day.invocations).reduce((a, [, v]) => a + v, 0);
-  const sweepS = sweepSeconds(n, sweepCallsPerCluster(d), d.sweepLocalMs);
+  const sweep = sweepPeriod(n, look);
+  const stepEks = day.eksCalls - d.sweepEks;
   return {
-    invocations: { all: stepInvocations * k + CHECKS_PER_DAY * DAYS },
-    gbSeconds: day.gbSeconds * k + SWEEP.memoryGb * sweepS * CHECKS_PER_DAY * DAYS,
+    invocations: { all: stepInvocations * k + sweep.invocations * periods },
+    gbSeconds: day.gbSeconds * k + sweep.gbSeconds * periods,
     transitions: day.transitions * k,
-    readUnits:
-      (day.readUnits - d.scanPerRecord * SAMPLE * CHECKS_PER_DAY) * k +
-      d.scanPerRecord * n * CHECKS_PER_DAY * DAYS,
-    writeUnits: day.writeUnits * k,
+    readUnits: (day.readUnits - d.scanPerRecord * SAMPLE * CHECKS_PER_DAY) * k + readsPerRecord * n * periods,
+    writeUnits: (day.writeUnits + stepEks) * k + sweep.writeUnits * periods,
     eksCalls: day.eksCalls * k,
   };
 }
@@ -328,15 +341,34 @@ function printMonth(d: Day, perCheck: Counts): void {
   console.log('\nper month (30 simulated days), CloudOrch | naive, computed from the measured counts:');
   console.log(table(rows));
   console.log(
-    `sweep run length at the deployed ${SWEEP.callsPerSecond} EKS calls/s per region (computed): ` +
-      FLEETS.map(
-        (n) => `${fmt.int(n)}: ${fmt.num(sweepSeconds(n, sweepCallsPerCluster(d), d.sweepLocalMs), 0)} s`,
-      ).join(', ') +
-      ` (one region holds at most ${(SWEEP.callsPerSecond * SWEEP.periodS) / OBSERVE_CALLS} clusters checked every 5 minutes)`,
+    `sweep per period (computed): shards of ${SWEEP.clustersPerShard} clusters per (account, region), ${SWEEP.shardsPerRun} shards per run at ` +
+      `${SWEEP.shardMemoryGb * 1024} MB, ${fmt.num(SWEEP.slotsPerSecond, 2)} EKS slots per second per shard: ` +
+      FLEETS.map((n) => {
+        const p = sweepPeriod(n, looksOf(d));
+        return `${fmt.int(n)}: ${p.runs} run(s) of ${fmt.num(p.runSeconds, 1)} s`;
+      }).join(', '),
+  );
+  console.log(
+    `per cluster-month: ${FLEETS.map((n) => `${fmt.int(n)}: ${fmt.usd(monthly(oursPerMonth(n, d)) / n)}`).join(', ')}`,
   );
   console.log(
     'not included: EKS itself ($0.10 per cluster-hour), CloudWatch metrics, dashboard and alarms ($14.90 fixed, docs/deploy.md), logs; ' +
       'EKS API calls are not billed but count against EKS throttling',
+  );
+}
+
+/** The cluster with 3 pools, 3 add-ons and 2 access entries: its sweep looks priced beside the one-pool one. */
+function printRich(d: Day, rich: RichLooks): void {
+  console.log(
+    `\n3 pools, 3 add-ons, 2 access entries (${rich.clusters} clusters, ${rich.sweeps} sweeps on the reconciler's clock): ` +
+      `${fmt.num(rich.callsPerLook)} EKS requests per look against ${fmt.num(sweepCallsPerCluster(d))} for one pool, ` +
+      `scan ${fmt.num(rich.scanPerRecord, 3)} read units per record per sweep`,
+  );
+  console.log(
+    `per cluster-month, its changes and corrections priced as the one-pool day's: ` +
+      FLEETS.map(
+        (n) => `${fmt.int(n)}: ${fmt.usd(monthly(oursPerMonth(n, d, rich, rich.scanPerRecord)) / n)}`,
+      ).join(', '),
   );
 }
 

@@ -1,4 +1,6 @@
 /** The embedded control plane with the benchmarks' probes, and readers of the local execution log. */
+
+import type { CloudClusterSpec } from '../../lambdas/core/spec/schema.js';
 import {
   type ControlPlane,
   type ControlPlaneOptions,
@@ -18,8 +20,13 @@ export async function startBench(opts: ControlPlaneOptions = {}): Promise<{ cp: 
 }
 
 /** Creates every member through the real pipeline and waits until all executions are done. */
-export async function converge(cp: ControlPlane, m: Metered, fleet: readonly Member[]): Promise<void> {
-  for (const f of fleet) await m.store.applySpec(f.id, benchSpec(f.name, f.region));
+export async function converge(
+  cp: ControlPlane,
+  m: Metered,
+  fleet: readonly Member[],
+  specOf: (f: Member) => CloudClusterSpec = (f) => benchSpec(f.name, f.region),
+): Promise<void> {
+  for (const f of fleet) await m.store.applySpec(f.id, specOf(f));
   await cp.settle();
   for (const f of fleet) {
     const r = await m.store.get(f.id);

@@ -60,7 +60,8 @@ export interface ClaimSettings {
 }
 
 /**
- * Per-function claim settings. Sweeps claim two seconds of budget at once with a short horizon, so
+ * Per-function claim settings. Sweeps claim about four seconds of budget at once (4R slots: one write
+ * per claim of a busy budget, so a sweep writes once per 4R requests) with a short horizon, so
  * they yield to reconciles when the queue is long (the next sweep checks again); reconcile steps and
  * drift-event lookups claim a few slots (few calls each, so few slots wasted when they stop early)
  * and wait up to 30 s before failing retryably. Unknown keys (a process hosting every function)
@@ -70,7 +71,7 @@ export function claimSettings(functionKey: string | undefined, perSecond: number
   switch (functionKey) {
     case 'sweep':
     case 'sweepShard':
-      return { claimSize: Math.max(2, Math.ceil(2 * perSecond)), horizonMs: 2_000 };
+      return { claimSize: Math.max(2, Math.ceil(4 * perSecond)), horizonMs: 2_000 };
     case 'apply':
     case 'driftEvent':
       return { claimSize: 2, horizonMs: 30_000 };

@@ -32,8 +32,10 @@ async function batch(t: Table, ids: readonly string[]): Promise<StoredItem[]> {
         },
       );
     if (attempt > 0) await sleep(Math.random() * BASE_DELAY_MS * 2 ** attempt);
+    // Eventually consistent, as the sweep's scan is (half the read units): a decision on a record a
+    // moment old is harmless, since the run it starts reads the record again under its lease.
     const out = await t.doc.send(
-      new BatchGetCommand({ RequestItems: { [t.name]: { Keys: keys, ConsistentRead: true } } }),
+      new BatchGetCommand({ RequestItems: { [t.name]: { Keys: keys, ConsistentRead: false } } }),
     );
     items.push(...(out.Responses?.[t.name] ?? []));
     keys = out.UnprocessedKeys?.[t.name]?.Keys ?? [];

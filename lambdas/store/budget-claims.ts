@@ -5,6 +5,8 @@
  * 1. idle budget (no item, or `nextMs` in the past): `SET nextMs = now + k*d`, slots start now;
  * 2. else `ADD nextMs k*d` if `nextMs < now + horizon`; the new value says which slots are ours;
  * 3. else the queue is longer than the caller waits: EksBudgetExhaustedError (retryable).
+ * A claimant whose own last claim still ends in the future knows the budget is busy (`nextMs` only
+ * grows) and tries step 2 first: one write per claim while it keeps claiming, as a sweep does.
  */
 import {
   ConditionalCheckFailedException,
@@ -36,6 +38,8 @@ export class BudgetClaims {
   /** Conditional writes sent, failed ones included (each is billed as a write). */
   writes = 0;
   private readonly clock: () => number;
+  /** The `nextMs` each key had after this instance's last claim: busy until then at least. */
+  private readonly lastNext = new Map<string, number>();
 
   constructor(private readonly o: BudgetClaimsOptions) {
     this.clock = o.clock ?? Date.now;
@@ -47,28 +51,36 @@ export class BudgetClaims {
     const now = this.clock();
     const key = { id: { S: budgetKey(account, region) } };
     const expiresAt = { N: String(Math.floor(now / 1000) + TTL_SECONDS) };
-    const idle = await this.update({
-      Key: key,
-      UpdateExpression: 'SET nextMs = :next, expiresAt = :exp',
-      ConditionExpression: 'attribute_not_exists(nextMs) OR nextMs < :now',
-      ExpressionAttributeValues: {
-        ':next': { N: String(idleNextMs(now, k, d)) },
-        ':now': { N: String(now) },
-        ':exp': expiresAt,
-      },
-    });
-    if (idle !== undefined) return claimedSlots(idle, k, d);
-    const queued = await this.update({
-      Key: key,
-      UpdateExpression: 'ADD nextMs :add SET expiresAt = :exp',
-      ConditionExpression: 'nextMs < :limit',
-      ExpressionAttributeValues: {
-        ':add': { N: String(k * d) },
-        ':limit': { N: String(now + horizonMs) },
-        ':exp': expiresAt,
-      },
-    });
-    if (queued !== undefined) return claimedSlots(queued, k, d);
+    const idle = () =>
+      this.update({
+        Key: key,
+        UpdateExpression: 'SET nextMs = :next, expiresAt = :exp',
+        ConditionExpression: 'attribute_not_exists(nextMs) OR nextMs < :now',
+        ExpressionAttributeValues: {
+          ':next': { N: String(idleNextMs(now, k, d)) },
+          ':now': { N: String(now) },
+          ':exp': expiresAt,
+        },
+      });
+    const queued = () =>
+      this.update({
+        Key: key,
+        UpdateExpression: 'ADD nextMs :add SET expiresAt = :exp',
+        ConditionExpression: 'nextMs < :limit',
+        ExpressionAttributeValues: {
+          ':add': { N: String(k * d) },
+          ':limit': { N: String(now + horizonMs) },
+          ':exp': expiresAt,
+        },
+      });
+    const id = key.id.S;
+    // Busy since our last claim (nextMs never decreases): queue first, one write. Else idle first.
+    const busy = (this.lastNext.get(id) ?? 0) > now;
+    const next = busy ? ((await queued()) ?? (await idle())) : ((await idle()) ?? (await queued()));
+    if (next !== undefined) {
+      this.lastNext.set(id, next);
+      return claimedSlots(next, k, d);
+    }
     throw new EksBudgetExhaustedError(
       `the EKS budget of ${account}/${region} is claimed more than ${horizonMs} ms ahead`,
     );

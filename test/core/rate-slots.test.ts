@@ -52,9 +52,9 @@ describe('slot arithmetic', () => {
     expect(forfeited(1000, 1100)).toBe(true);
   });
 
-  it('claims 2R slots with a short horizon for sweeps, a few with a long one for the rest', () => {
-    expect(claimSettings('sweep', 5)).toEqual({ claimSize: 10, horizonMs: 2000 });
-    expect(claimSettings('sweepShard', 5)).toEqual({ claimSize: 10, horizonMs: 2000 });
+  it('claims 4R slots with a short horizon for sweeps, a few with a long one for the rest', () => {
+    expect(claimSettings('sweep', 5)).toEqual({ claimSize: 20, horizonMs: 2000 });
+    expect(claimSettings('sweepShard', 5)).toEqual({ claimSize: 20, horizonMs: 2000 });
     for (const k of ['observe', 'apply', 'driftEvent', undefined]) {
       const s = claimSettings(k, 5);
       expect(s.claimSize).toBeGreaterThanOrEqual(2);

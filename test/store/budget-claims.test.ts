@@ -45,17 +45,21 @@ describe('BudgetClaims', () => {
       1_000_000, 1_000_220, 1_000_440,
     ]);
     expect(claims.writes).toBe(1);
-    // Busy: the first write is refused, the second queues behind the earlier claim.
+    // Busy, and this instance knows it (its last claim ends ahead): one write queues behind it.
     expect(await claims.claim('111111111111', 'eu-west-1', 10, 2000)).toEqual(
       Array.from({ length: 10 }, (_, i) => 1_000_660 + i * 220),
     );
-    expect(claims.writes).toBe(3);
-    // The queue now ends 2860 ms ahead: a 2-second horizon refuses, retryably, after two writes.
+    expect(claims.writes).toBe(2);
+    // Busy for another instance, which does not know it: its idle write is refused, then it queues.
+    const other = new BudgetClaims({ client, tableName: TABLE, spacingMs: 220, clock: () => now });
+    expect(await other.claim('111111111111', 'eu-west-1', 1, 5000)).toEqual([1_002_860]);
+    expect(other.writes).toBe(2);
+    // The queue now ends 3080 ms ahead: a 2-second horizon refuses, retryably, after two writes.
     const refused = await claims.claim('111111111111', 'eu-west-1', 1, 2000).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(EksBudgetExhaustedError);
     expect((refused as EksBudgetExhaustedError).kind).toBe('Transient');
     expect(toStepError(refused).name).toBe('TransientError');
-    expect(claims.writes).toBe(5);
+    expect(claims.writes).toBe(4);
     // Another region of the same account, and the same region of another account, are other budgets.
     expect(await claims.claim('111111111111', 'us-east-1', 1, 2000)).toEqual([1_000_000]);
     expect(await claims.claim('222222222222', 'eu-west-1', 1, 2000)).toEqual([1_000_000]);
