@@ -5,11 +5,15 @@
  * code behind a dynamic import (credential providers Lambda never runs, the spec writer) is a chunk
  * the cold load does not read. Built with the options the construct and prepack use.
  */
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildFunction } from '../../infra/bundling/build-function.mjs';
 import { BUILTIN_SHIMS, esbuildOptions, FUNCTION_OUTFILE } from '../../infra/bundling/function-bundling.mjs';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
@@ -88,6 +92,9 @@ const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
 /** `import ... from "node:x"`, `import "node:x"` or `import("node:x")` left in the output. */
 const ESM_BUILTIN = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](?:node:)?(?:[a-z_]+)(?:\/[a-z_]+)?["']/g;
 
+const built = mkdtempSync(join(tmpdir(), 'cloudorch-bundle-load-'));
+afterAll(() => rmSync(built, { recursive: true, force: true }));
+
 describe('function bundles at load', () => {
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
     '%s imports no Node built-in as an ES module, and no zod locale',
@@ -110,6 +117,31 @@ describe('function bundles at load', () => {
       const { loaded } = await bundle(key);
       expect(loaded.filter((f) => ON_DEMAND.some((p) => p.test(f)))).toEqual([]);
       if (NO_SPEC_AT_LOAD.includes(key)) expect(loaded.filter((f) => SPEC_SCHEMA.test(f))).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
+    '%s, built as deployed (index.mjs and its chunks), loads in a fresh node and exports its handler',
+    async (key) => {
+      const dir = join(built, key);
+      const files = await buildFunction(
+        PROJECT_ROOT,
+        join(PROJECT_ROOT, 'lambdas', 'functions', FUNCTIONS[key].entry),
+        dir,
+      );
+      expect(files).toContain(FUNCTION_OUTFILE);
+      const url = pathToFileURL(join(dir, FUNCTION_OUTFILE)).href;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler);`,
+        ],
+        { env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' } },
+      );
+      expect(stdout.trim()).toBe('function');
     },
     60_000,
   );
