@@ -22,7 +22,7 @@ import { PACKAGE_ROOT } from './package-info.js';
 /** The package root (found by its package.json, so a compiled copy of this module finds it too). */
 export const PROJECT_ROOT = PACKAGE_ROOT;
 const FUNCTIONS_DIR = join(PROJECT_ROOT, 'lambdas', 'functions');
-/** Where prepack (scripts/build-functions.mjs) writes each function's bundle: `<key>/index.mjs`. */
+/** Where prepack (scripts/build-functions.mjs) writes each function's bundle: `<key>/index.mjs` and its chunks. */
 export const PREBUILT_FUNCTIONS_DIR = join(PROJECT_ROOT, 'dist', 'functions');
 
 /** Everything but the code: the same whichever way the code comes. */
