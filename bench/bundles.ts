@@ -1,14 +1,15 @@
 /**
  * Bundles: synthesizes the CDK app (the same esbuild bundles `cdk deploy` uploads), then for each
- * Lambda prints its bundle size (raw and gzip, as Lambda's zip limit counts compressed bytes) and
- * its cold module-load time: a fresh `node` process importing the bundle, as a Lambda cold start
+ * Lambda prints its bundle size (index.mjs and its chunks, raw and gzip, as Lambda's zip limit counts
+ * compressed bytes), the part of it a cold load reads (index.mjs and the chunks it imports
+ * statically) and its cold module-load time: a fresh `node` process importing the bundle, as a Lambda cold start
  * does before the first invocation. Median of several fresh processes.
  *
  * Run: `npm run bench:bundles` (optional argument: fresh processes per bundle, default 5).
  */
 import './lib/env.js';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +39,16 @@ async function loadMs(file: string): Promise<number> {
   return Number(stdout.trim().split('\n').pop());
 }
 
+/** The chunks a module imports statically (`import ... from"./chunk-X.mjs"`, minified), transitively. */
+async function staticallyLoaded(dir: string, file: string, seen = new Set<string>()): Promise<Set<string>> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = await readFile(join(dir, file), 'utf8');
+  for (const m of text.matchAll(/(?:\bfrom|\bimport)\s*["']\.\/([\w.-]+\.mjs)["']/g))
+    await staticallyLoaded(dir, m[1] as string, seen);
+  return seen;
+}
+
 async function main(): Promise<void> {
   section('Bundles: size and cold module-load time per Lambda');
   const out = await mkdtemp(join(tmpdir(), 'cloudorch-bench-synth-'));
@@ -51,7 +62,7 @@ async function main(): Promise<void> {
     const template = JSON.parse(await readFile(join(out, 'CloudOrch.template.json'), 'utf8')) as {
       Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }>;
     };
-    const rows = [['function', 'memory', 'index.mjs', 'gzip', 'load median', 'load max']];
+    const rows = [['function', 'memory', 'code', 'gzip', 'read at load', 'load median', 'load max']];
     let total = 0;
     for (const [key, spec] of Object.entries(FUNCTIONS)) {
       const logical = Object.entries(template.Resources).find(
@@ -59,15 +70,29 @@ async function main(): Promise<void> {
       );
       const hash = logical?.[1].Properties.Code?.S3Key?.replace(/\.zip$/, '');
       if (!hash) throw new Error(`no bundle for ${key} in the synthesized template`);
-      const file = join(out, `asset.${hash}`, 'index.mjs');
-      const bytes = (await stat(file)).size;
-      const gz = gzipSync(await readFile(file)).length;
+      const dir = join(out, `asset.${hash}`);
+      const file = join(dir, 'index.mjs');
+      const code = new Map<string, Buffer>();
+      for (const f of (await readdir(dir)).filter((x) => x.endsWith('.mjs')))
+        code.set(f, await readFile(join(dir, f)));
+      const sum = (files: Iterable<string>) => [...files].reduce((n, f) => n + (code.get(f)?.length ?? 0), 0);
+      const bytes = sum(code.keys());
+      const gz = [...code.values()].reduce((n, b) => n + gzipSync(b).length, 0);
+      const atLoad = sum(await staticallyLoaded(dir, 'index.mjs'));
       total += bytes;
       const samples: number[] = [];
       // Sequential: parallel cold starts on 2 cores would measure contention, not loading.
       for (let i = 0; i < runs; i++) samples.push(await loadMs(file));
       const s = summarize(samples);
-      rows.push([key, `${spec.memoryMb} MB`, fmt.kib(bytes), fmt.kib(gz), fmt.ms(s.median), fmt.ms(s.max)]);
+      rows.push([
+        key,
+        `${spec.memoryMb} MB`,
+        fmt.kib(bytes),
+        fmt.kib(gz),
+        fmt.kib(atLoad),
+        fmt.ms(s.median),
+        fmt.ms(s.max),
+      ]);
     }
     console.log(table(rows));
     console.log(

@@ -1,19 +1,13 @@
 /**
- * Builds every Lambda of the catalog (lambdas/functions/catalog.ts) into
- * `dist/functions/<key>/index.mjs` (+ .map) for the npm package, which ships no Lambda sources: the
+ * Builds every Lambda of the catalog (lambdas/functions/catalog.ts) into `dist/functions/<key>/`
+ * (index.mjs, its chunks, source maps) for the npm package, which ships no Lambda sources: the
  * installed construct deploys these where a checkout bundles from the sources at synth time. Same
- * esbuild options as that synth-time bundling (infra/bundling/function-bundling.mjs), so the code is
- * the same either way. Run by prepack: `node scripts/build-functions.mjs`.
+ * build as that synth-time bundling (infra/bundling/build-function.mjs), so the code is the same
+ * either way. Run by prepack: `node scripts/build-functions.mjs`.
  */
-import { execFile } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
-import {
-  esbuildOptions,
-  FUNCTION_OUTFILE,
-  PORTABLE_SOURCEMAP,
-} from '../infra/bundling/function-bundling.mjs';
+import { buildFunction } from '../infra/bundling/build-function.mjs';
 import { DIST, ROOT } from './build-dist.mjs';
 
 export const FUNCTIONS_DIST = join(DIST, 'functions');
@@ -42,13 +36,8 @@ export async function buildFunctions() {
     Object.entries(functions).map(async ([key, { entry }]) => {
       const outdir = join(FUNCTIONS_DIST, key);
       await mkdir(outdir, { recursive: true });
-      await build(esbuildOptions(ROOT, join(ROOT, 'lambdas', 'functions', entry), outdir));
-      // The same afterBundling step the construct runs.
-      await promisify(execFile)(process.execPath, [
-        join(ROOT, PORTABLE_SOURCEMAP),
-        join(outdir, `${FUNCTION_OUTFILE}.map`),
-        ROOT,
-      ]);
+      // The same build the construct's afterBundling hook runs: index.mjs, its chunks, portable maps.
+      await buildFunction(ROOT, join(ROOT, 'lambdas', 'functions', entry), outdir);
     }),
   );
   return { ms: Date.now() - started, keys: Object.keys(functions) };

@@ -15,5 +15,5 @@ export declare const FUNCTION_BUNDLING: {
 };
 export declare const BUILTIN_SHIMS: Readonly<Record<string, string>>;
 export declare const FUNCTION_OUTFILE: 'index.mjs';
-export declare const PORTABLE_SOURCEMAP: 'infra/bundling/portable-sourcemap.mjs';
+export declare const BUILD_FUNCTION: 'infra/bundling/build-function.mjs';
 export declare function esbuildOptions(projectRoot: string, entry: string, outdir: string): BuildOptions;

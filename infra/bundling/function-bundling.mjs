@@ -4,9 +4,14 @@
  * (the prebuilt bundles the npm package ships), so both make the same code: Node 24, minified ESM
  * with source maps, the AWS SDK bundled at the pinned versions the tests ran (the runtime's own SDK
  * copy may be older), and source maps made portable by portable-sourcemap.mjs.
+ *
+ * Code splitting: the entry becomes `index.mjs` plus chunk files. What the handler's module imports
+ * statically is loaded with it (shared chunks), and what sits behind a dynamic `import()` (the SDK's
+ * credential providers other than the environment's, with their STS and SSO clients; the store's
+ * spec writer) is a chunk loaded only when that code runs. In one file, esbuild keeps that code in
+ * the bundle and Node compiles all of it at load. NodejsFunction only writes one file, so its
+ * afterBundling hook rebuilds the entry with build-function.mjs (as prepack does).
  */
-import { join } from 'node:path';
-
 /** The Node built-ins the bundles import (their dependencies' imports included). */
 const BUILTINS = Object.freeze([
   'async_hooks',
@@ -62,13 +67,15 @@ export const FUNCTION_BUNDLING = Object.freeze({
 /** The file NodejsFunction writes with `format: esm`; the handler is `index.handler`. */
 export const FUNCTION_OUTFILE = 'index.mjs';
 
-/** Run after each bundle, from the project root: node <this> <index.mjs.map> <project root>. */
-export const PORTABLE_SOURCEMAP = 'infra/bundling/portable-sourcemap.mjs';
+/** Run after NodejsFunction's bundling, from the project root: node <this> <entry> <output folder> <project root>. */
+export const BUILD_FUNCTION = 'infra/bundling/build-function.mjs';
 
 /**
- * esbuild API options equal to the command line NodejsFunction runs for FUNCTION_BUNDLING
+ * esbuild API options for a function: the command line NodejsFunction runs for FUNCTION_BUNDLING
  * (`esbuild --bundle <entry> --target --platform=node --format --outfile --minify --sourcemap
- * --sources-content=false --log-level --banner:js --main-fields`, from the project root).
+ * --sources-content=false --log-level --banner:js --main-fields`, from the project root), with code
+ * splitting into `outdir` in place of its one output file. Chunks are named by their content, so
+ * the asset hash still follows the code. Each chunk gets the banner (its own `require`).
  * @param {string} projectRoot @param {string} entry absolute @param {string} outdir
  * @returns {import('esbuild').BuildOptions}
  */
@@ -81,7 +88,11 @@ export function esbuildOptions(projectRoot, entry, outdir) {
     platform: 'node',
     target: b.target,
     format: b.format,
-    outfile: join(outdir, FUNCTION_OUTFILE),
+    outdir,
+    splitting: true,
+    entryNames: FUNCTION_OUTFILE.replace(/\.mjs$/, ''),
+    chunkNames: 'chunk-[hash]',
+    outExtension: { '.js': '.mjs' },
     minify: b.minify,
     sourcemap: b.sourceMap,
     sourcesContent: b.sourcesContent,

@@ -16,13 +16,13 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { InternalError } from '../../lambdas/core/errors.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
-import { FUNCTION_BUNDLING, FUNCTION_OUTFILE, PORTABLE_SOURCEMAP } from '../bundling/function-bundling.mjs';
+import { BUILD_FUNCTION, FUNCTION_BUNDLING, FUNCTION_OUTFILE } from '../bundling/function-bundling.mjs';
 import { PACKAGE_ROOT } from './package-info.js';
 
 /** The package root (found by its package.json, so a compiled copy of this module finds it too). */
 export const PROJECT_ROOT = PACKAGE_ROOT;
 const FUNCTIONS_DIR = join(PROJECT_ROOT, 'lambdas', 'functions');
-/** Where prepack (scripts/build-functions.mjs) writes each function's bundle: `<key>/index.mjs`. */
+/** Where prepack (scripts/build-functions.mjs) writes each function's bundle: `<key>/index.mjs` and its chunks. */
 export const PREBUILT_FUNCTIONS_DIR = join(PROJECT_ROOT, 'dist', 'functions');
 
 /** Everything but the code: the same whichever way the code comes. */
@@ -122,12 +122,14 @@ function functionCode(scope: Construct, id: string, key: FunctionKey, common: Co
       externalModules: [...b.externalModules],
       banner: b.banner,
       esbuildArgs: { '--alias': Object.entries(b.alias).map(([from, to]) => `${from}=${to}`) },
-      // Source map paths relative to the project, so asset hashes do not depend on the checkout's folder.
+      // NodejsFunction writes one file; the shared build replaces it with index.mjs and its chunks
+      // (code loaded on demand stays out of the cold load), with source maps relative to the project
+      // so asset hashes do not depend on the checkout's folder. Prepack runs the same build.
       commandHooks: {
         beforeBundling: () => [],
         beforeInstall: () => [],
         afterBundling: (inputDir: string, outputDir: string) => [
-          `node "${join(PROJECT_ROOT, PORTABLE_SOURCEMAP)}" "${join(outputDir, 'index.mjs.map')}" "${inputDir}"`,
+          `node "${join(PROJECT_ROOT, BUILD_FUNCTION)}" "${entry}" "${outputDir}" "${inputDir}"`,
         ],
       },
     },

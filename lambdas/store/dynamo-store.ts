@@ -17,7 +17,7 @@ import { writeLabels } from './label-writes.js';
 import { type AcquireOptions, acquireLease, releaseLease, renewLease } from './lease-writes.js';
 import type { ParsedItem } from './record.js';
 import { type ScanOptions, scanSegment } from './scan.js';
-import { type ApplyOptions, applySpec } from './spec-writes.js';
+import type { ApplyOptions } from './spec-writes.js';
 import { markInvalid, recordIntent, writeStatus } from './status-writes.js';
 import type {
   ApplyResult,
@@ -55,8 +55,13 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
     return readParsed(this.table, id);
   }
 
-  applySpec(id: string, spec: CloudClusterSpec, opts: ApplyOptions = {}): Promise<ApplyResult> {
-    return applySpec(this.table, id, spec, opts);
+  /**
+   * Loaded on first use: only the spec writers (`cloudorch apply`, the bridge) call it, and it brings
+   * the spec schema, which a Lambda bundle then keeps in a chunk it loads only if this runs.
+   */
+  async applySpec(id: string, spec: CloudClusterSpec, opts: ApplyOptions = {}): Promise<ApplyResult> {
+    const writes = await import('./spec-writes.js');
+    return writes.applySpec(this.table, id, spec, opts);
   }
 
   writeLabels(id: string, labels: Labels): Promise<ClusterRecord> {

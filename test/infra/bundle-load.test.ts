@@ -1,35 +1,99 @@
 /**
  * What a function's bundle does when Lambda loads it (docs/performance.md, "Bundles"): it reads
  * Node's built-ins as CommonJS through the shims (an ES module import of `node:http` alone loads
- * Node's whole fetch implementation), carries none of zod's locales, and the pure planner no zod.
- * Built with the options the construct and prepack use.
+ * Node's whole fetch implementation), carries none of zod's locales, and the pure planner no zod;
+ * code behind a dynamic import (credential providers Lambda never runs, the spec writer) is a chunk
+ * the cold load does not read. Built with the options the construct and prepack use.
  */
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildFunction } from '../../infra/bundling/build-function.mjs';
 import { BUILTIN_SHIMS, esbuildOptions, FUNCTION_OUTFILE } from '../../infra/bundling/function-bundling.mjs';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 
-async function bundle(key: FunctionKey): Promise<{ code: string; inputs: string[] }> {
+interface Bundle {
+  /** Every output file's code (index.mjs and its chunks). */
+  readonly code: string;
+  /** The inputs that left code in any output (the metafile lists tree-shaken ones too). */
+  readonly inputs: string[];
+  /** The inputs in index.mjs and the chunks it imports statically: what a cold load compiles. */
+  readonly loaded: string[];
+}
+
+async function bundle(key: FunctionKey): Promise<Bundle> {
   const entry = join(PROJECT_ROOT, 'lambdas', 'functions', FUNCTIONS[key].entry);
   const r = await build({
     ...esbuildOptions(PROJECT_ROOT, entry, join(tmpdir(), 'cloudorch-bundle-load', key)),
     write: false,
     metafile: true,
   });
-  const out = r.outputFiles.find((f) => f.path.endsWith(FUNCTION_OUTFILE));
-  if (!out) throw new Error(`no ${FUNCTION_OUTFILE} for ${key}`);
-  // The inputs that left code in the bundle (the metafile lists tree-shaken ones too).
-  const meta = (r.metafile as Metafile).outputs;
-  const used = Object.entries(meta).find(([path]) => path.endsWith(FUNCTION_OUTFILE))?.[1].inputs ?? {};
-  return { code: out.text, inputs: Object.keys(used).filter((f) => (used[f]?.bytesInOutput ?? 0) > 0) };
+  const js = r.outputFiles.filter((f) => f.path.endsWith('.mjs'));
+  if (!js.some((f) => f.path.endsWith(`/${FUNCTION_OUTFILE}`)))
+    throw new Error(`no ${FUNCTION_OUTFILE} for ${key}`);
+  const outputs = (r.metafile as Metafile).outputs;
+  const used = (files: string[]) => [
+    ...new Set(
+      files.flatMap((o) =>
+        Object.entries(outputs[o]?.inputs ?? {})
+          .filter(([, i]) => i.bytesInOutput > 0)
+          .map(([f]) => f),
+      ),
+    ),
+  ];
+  const start = Object.keys(outputs).find((o) => o.endsWith(`/${FUNCTION_OUTFILE}`));
+  const loaded = new Set<string>();
+  for (let next = start ? [start] : []; next.length > 0; ) {
+    const o = next.pop() as string;
+    if (loaded.has(o)) continue;
+    loaded.add(o);
+    next = [
+      ...next,
+      ...(outputs[o]?.imports ?? []).filter((i) => i.kind === 'import-statement').map((i) => i.path),
+    ];
+  }
+  return {
+    code: js.map((f) => f.text).join('\n'),
+    inputs: used(Object.keys(outputs).filter((o) => o.endsWith('.mjs'))),
+    loaded: used([...loaded].filter((o) => outputs[o])),
+  };
 }
+
+/** Packages and modules a cold load must not compile: Lambda gives credentials in the environment. */
+const ON_DEMAND = [
+  /node_modules\/@aws-sdk\/nested-clients\//,
+  /node_modules\/@aws-sdk\/credential-provider-(?:ini|sso|login|http|process|web-identity)\//,
+  /node_modules\/@smithy\/credential-provider-imds\//,
+];
+
+/**
+ * Functions that never validate a spec: the spec schema (reached only by the spec writer) is a chunk.
+ * The spec's zod-free modules (facts, rules) may load.
+ */
+const SPEC_SCHEMA = /^lambdas\/core\/spec\/(?:schema|validate|pools|addons|access)\.ts$/;
+const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
+  'lease',
+  'plan',
+  'policy',
+  'apply',
+  'writeStatus',
+  'classifyError',
+  'onChange',
+  'driftEvent',
+  'reconcileNow',
+];
 
 /** `import ... from "node:x"`, `import "node:x"` or `import("node:x")` left in the output. */
 const ESM_BUILTIN = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](?:node:)?(?:[a-z_]+)(?:\/[a-z_]+)?["']/g;
+
+const built = mkdtempSync(join(tmpdir(), 'cloudorch-bundle-load-'));
+afterAll(() => rmSync(built, { recursive: true, force: true }));
 
 describe('function bundles at load', () => {
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
@@ -43,6 +107,41 @@ describe('function bundles at load', () => {
       expect(imports).toEqual([]);
       expect(inputs.filter((f) => /zod\/v4\/locales\/(?!en\.js)/.test(f))).toEqual([]);
       if (key === 'plan') expect(inputs.filter((f) => f.includes('node_modules/zod/'))).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
+    '%s compiles no credential provider Lambda never runs when it loads',
+    async (key) => {
+      const { loaded } = await bundle(key);
+      expect(loaded.filter((f) => ON_DEMAND.some((p) => p.test(f)))).toEqual([]);
+      if (NO_SPEC_AT_LOAD.includes(key)) expect(loaded.filter((f) => SPEC_SCHEMA.test(f))).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
+    '%s, built as deployed (index.mjs and its chunks), loads in a fresh node and exports its handler',
+    async (key) => {
+      const dir = join(built, key);
+      const files = await buildFunction(
+        PROJECT_ROOT,
+        join(PROJECT_ROOT, 'lambdas', 'functions', FUNCTIONS[key].entry),
+        dir,
+      );
+      expect(files).toContain(FUNCTION_OUTFILE);
+      const url = pathToFileURL(join(dir, FUNCTION_OUTFILE)).href;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler);`,
+        ],
+        { env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' } },
+      );
+      expect(stdout.trim()).toBe('function');
     },
     60_000,
   );
