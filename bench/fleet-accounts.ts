@@ -17,8 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { build } from 'esbuild';
-import { esbuildOptions } from '../infra/bundling/function-bundling.mjs';
+import { buildFunction } from '../infra/bundling/build-function.mjs';
 import { ENV } from '../lambdas/config.js';
 import { OWNER_TAG } from '../lambdas/core/ownership.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
@@ -288,7 +287,7 @@ function printRun(
 }
 
 /**
- * The sweep shard function's bundle (built with the deployed esbuild options) run in a fresh process
+ * The sweep shard function's bundle (built as deployed, infra/bundling/build-function.mjs) run in a fresh process
  * by its Lambda handler against this control plane, on one invocation's worth of shards (8 shards of
  * this fleet): its peak resident memory is what sizes the function.
  */
