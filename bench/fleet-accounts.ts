@@ -294,14 +294,11 @@ function printRun(
 async function measureShardRun(cp: ControlPlane, targets: readonly Target[]): Promise<void> {
   const out = await mkdtemp(join(tmpdir(), 'cloudorch-shard-'));
   try {
-    await build({
-      ...esbuildOptions(
-        process.cwd(),
-        join(process.cwd(), 'lambdas/functions', FUNCTIONS.sweepShard.entry),
-        out,
-      ),
-      logLevel: 'error',
-    });
+    await buildFunction(
+      process.cwd(),
+      join(process.cwd(), 'lambdas/functions', FUNCTIONS.sweepShard.entry),
+      out,
+    );
     const shards = new Map<string, { accountId: string; region: string; ids: string[] }>();
     for (const t of targets) {
       const k = `${t.account}#${t.region}`;
