@@ -11,6 +11,7 @@ const SECTIONS = [
   ['decision speed', 'decision.ts'],
   ['policy engine', 'policy-bench.ts'],
   ['sweep', 'sweep.ts'],
+  ['fleet', 'fleet-accounts.ts'],
   ['step latency', 'step-latency.ts'],
   ['drift latency', 'drift-latency.ts'],
   ['cost model', 'cost-model.ts'],
