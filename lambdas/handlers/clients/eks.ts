@@ -41,8 +41,13 @@ export function sharedBudget(w: Wiring, perSecond: number, tableName: string): B
       }
     },
     isRefusal: (err) => err instanceof EksBudgetExhaustedError,
-    onWait: (account, region, seconds) =>
-      emit(METRIC.EksBudgetWaitSeconds, seconds, { Account: account, Region: region }, 'Seconds'),
+    // The fleet's waiting in one series; per (account, region) only when a claim waited a second or
+    // more (contention): a series per dimension set is billed, and most claims barely wait.
+    onWait: (account, region, seconds) => {
+      emit(METRIC.EksBudgetWaitSeconds, seconds, {}, 'Seconds');
+      if (seconds >= 1)
+        emit(METRIC.EksBudgetWaitSeconds, seconds, { Account: account, Region: region }, 'Seconds');
+    },
   });
 }
 

@@ -154,10 +154,13 @@ async function check(
 function report(key: ShardKey, t: Tally, periodSeconds: number): ShardResult {
   const dims = { Account: key.accountId, Region: key.region };
   const c = cadenceOf(t.clusters, t.checked, periodSeconds);
-  emit(METRIC.SweepShardClusters, t.clusters, dims);
-  emit(METRIC.SweepShardChecked, t.checked, dims);
-  if (c.effectiveSeconds !== undefined) emit(METRIC.SweepCadenceSeconds, c.effectiveSeconds, dims, 'Seconds');
-  emit(METRIC.SweepShardsDegraded, c.complete ? 0 : 1, dims);
+  // Series per (account, region) only for a degraded shard: a custom metric is billed per dimension
+  // set, and 200 shards would otherwise publish 800 series every period. The counts go out per run.
+  if (!c.complete) {
+    if (c.effectiveSeconds !== undefined)
+      emit(METRIC.SweepCadenceSeconds, c.effectiveSeconds, dims, 'Seconds');
+    emit(METRIC.SweepShardsDegraded, 1, dims);
+  }
   if (!c.complete)
     log().warn('sweep shard could not check all of its clusters in one period', {
       shard: shardItemId(key),
@@ -226,8 +229,16 @@ export async function sweepShard(payload: ShardRunPayload, opts: ShardRunOptions
   const shards = await Promise.all(
     payload.shards.map((s) => runShard(s, payload.periodBucket, holder, deadline, opts)),
   );
-  // The fleet's count, without dimensions: what the alarm watches.
+  // The fleet's counts, without dimensions: the degraded count is what the alarm watches.
   emit(METRIC.SweepShardsDegraded, shards.filter((s) => s.degraded).length);
+  emit(
+    METRIC.SweepShardClusters,
+    shards.reduce((n, s) => n + s.clusters, 0),
+  );
+  emit(
+    METRIC.SweepShardChecked,
+    shards.reduce((n, s) => n + s.checked, 0),
+  );
   return { shards };
 }
 

@@ -169,8 +169,10 @@ describe('a shard run', () => {
     expect(points('SweepShardsDegraded', dims).map((p) => p.value)).toEqual([1]);
     expect(points('SweepShardsDegraded').map((p) => p.value)).toEqual([1]);
     expect(points('SweepCadenceSeconds', dims).map((p) => p.value)).toEqual([500]);
-    expect(points('SweepShardClusters', dims).map((p) => p.value)).toEqual([5]);
-    expect(points('SweepShardChecked', dims).map((p) => p.value)).toEqual([3]);
+    // Counts go out per run without dimensions: per-shard series only while a shard is degraded.
+    expect(points('SweepShardClusters').map((p) => p.value)).toEqual([5]);
+    expect(points('SweepShardChecked').map((p) => p.value)).toEqual([3]);
+    expect(points('SweepShardClusters', dims)).toEqual([]);
 
     started = [];
     clock += 300_000;
@@ -184,8 +186,9 @@ describe('a shard run', () => {
     const roomy = await sweepShard(payload('3'), RUN);
     expect(roomy.shards[0]).toMatchObject({ checked: 5, degraded: false, cadenceSeconds: 300 });
     expect(started.map((n) => n.split('-')[0])).toEqual(['t_c2', 't_c3', 't_c4', 't_c5', 't_c1']);
-    expect(points('SweepShardsDegraded', dims).map((p) => p.value)).toEqual([0]);
+    expect(points('SweepShardsDegraded', dims)).toEqual([]);
     expect(points('SweepShardsDegraded').map((p) => p.value)).toEqual([0]);
+    expect(points('SweepCadenceSeconds', dims)).toEqual([]);
   });
 
   it('a malformed record in one shard does not stop it or the others', async () => {
