@@ -19,7 +19,6 @@ import { promisify } from 'node:util';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { buildFunction } from '../infra/bundling/build-function.mjs';
 import { ENV } from '../lambdas/config.js';
-import { OWNER_TAG } from '../lambdas/core/ownership.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
 import { FUNCTIONS } from '../lambdas/functions/catalog.js';
 import { SHARDS_PER_RUN } from '../lambdas/handlers/triggers/sweep.js';
@@ -32,7 +31,7 @@ import {
   LOCAL_COORDINATION_TABLE,
   LOCAL_TARGET_ROLE,
 } from '../local/runtime/control-plane.js';
-import { benchSpec } from './lib/fleet.js';
+import { benchSpec, cloneCluster } from './lib/fleet.js';
 import { FAST, startBench } from './lib/pipeline.js';
 import { type Metered, maxInWindow, now, TABLE } from './lib/probes.js';
 import { fmt, run, section, table } from './lib/stats.js';
@@ -118,41 +117,8 @@ async function convergeTemplate(cp: ControlPlane, m: Metered): Promise<Template>
   return { item, cluster, name: t.name, region: t.region, account: t.account };
 }
 
-function cloneCluster(tpl: Template, t: Target): ClusterRec {
-  const c = tpl.cluster;
-  const rename = (s: string) =>
-    swapAccount(s.replaceAll(tpl.name, t.name).replaceAll(tpl.region, t.region), t.account, tpl.account);
-  const retag = (tags: Record<string, string>) => ({ ...tags, [OWNER_TAG]: t.id });
-  const nodegroups = new Map(
-    [...c.nodegroups].map(([k, ng]) => [
-      k,
-      {
-        ...ng,
-        clusterName: t.name,
-        arn: rename(ng.arn),
-        nodeRole: rename(ng.nodeRole),
-        scaling: { ...ng.scaling },
-        instanceTypes: [...ng.instanceTypes],
-        labels: { ...ng.labels },
-        tags: retag(ng.tags),
-        healthIssues: [],
-      },
-    ]),
-  );
-  return {
-    ...c,
-    name: t.name,
-    account: t.account,
-    arn: rename(c.arn),
-    roleArn: rename(c.roleArn),
-    region: t.region,
-    endpoint: rename(c.endpoint),
-    tags: retag(c.tags),
-    healthIssues: [],
-    nodegroups,
-    updates: [],
-    failNext: new Map(),
-  };
+function cloneAs(tpl: Template, t: Target): ClusterRec {
+  return cloneCluster(tpl.cluster, t, { from: tpl.account, to: t.account });
 }
 
 function cloneItem(tpl: Template, t: Target): Record<string, unknown> {
@@ -166,7 +132,7 @@ function cloneItem(tpl: Template, t: Target): Record<string, unknown> {
 }
 
 async function seed(cp: ControlPlane, m: Metered, tpl: Template, targets: readonly Target[]): Promise<void> {
-  for (const t of targets) cp.sim.state.clusters(t.region, t.account).set(t.name, cloneCluster(tpl, t));
+  for (const t of targets) cp.sim.state.clusters(t.region, t.account).set(t.name, cloneAs(tpl, t));
   const doc = DynamoDBDocumentClient.from(m.ddb);
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < targets.length; i += 25)

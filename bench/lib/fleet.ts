@@ -81,8 +81,13 @@ export async function convergeTemplate(cp: ControlPlane, m: Metered): Promise<Te
   return { member: TEMPLATE, item: Item, cluster: cp.sim.state.cluster(TEMPLATE.region, TEMPLATE.name) };
 }
 
-function cloneCluster(t: ClusterRec, m: Member): ClusterRec {
-  const rename = (s: string) => s.replaceAll(t.name, m.name).replaceAll(t.region, m.region);
+/**
+ * A copy of cluster `t` as member `m`'s: names, region (and, given `account`, the account in its
+ * ARNs) renamed, owned by `m`'s record, with no updates or faults in flight.
+ */
+export function cloneCluster(t: ClusterRec, m: Member, account?: { from: string; to: string }): ClusterRec {
+  const swap = (s: string) => (account ? s.replaceAll(`:${account.from}:`, `:${account.to}:`) : s);
+  const rename = (s: string) => swap(s.replaceAll(t.name, m.name).replaceAll(t.region, m.region));
   const retag = (tags: Record<string, string>) => ({ ...tags, [OWNER_TAG]: m.id });
   const nodegroups = new Map(
     [...t.nodegroups].map(([k, ng]) => [
@@ -91,6 +96,7 @@ function cloneCluster(t: ClusterRec, m: Member): ClusterRec {
         ...ng,
         clusterName: m.name,
         arn: rename(ng.arn),
+        nodeRole: rename(ng.nodeRole),
         scaling: { ...ng.scaling },
         instanceTypes: [...ng.instanceTypes],
         labels: { ...ng.labels },
@@ -102,7 +108,9 @@ function cloneCluster(t: ClusterRec, m: Member): ClusterRec {
   return {
     ...t,
     name: m.name,
+    ...(account ? { account: account.to } : {}),
     arn: rename(t.arn),
+    roleArn: rename(t.roleArn),
     region: m.region,
     endpoint: rename(t.endpoint),
     tags: retag(t.tags),
