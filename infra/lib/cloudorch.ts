@@ -216,6 +216,8 @@ export class CloudOrch extends Construct {
         f[key].addEnvironment(ENV.ownAccountId, Stack.of(this).account);
       }
     }
+    // The dispatcher names the own account's shards by its id, as the budget and EksThrottled do.
+    f.sweep.addEnvironment(ENV.ownAccountId, Stack.of(this).account);
   }
 
   /**

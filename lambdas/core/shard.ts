@@ -17,6 +17,11 @@ export const NO_REGION = 'none';
 export interface ShardKey {
   readonly accountId: string;
   readonly region: string;
+  /**
+   * The scan segment (`i/n`) when the sweep is segmented: each segment sees a part of an (account,
+   * region)'s clusters, so each part has its own lease and cursor. Absent with one segment.
+   */
+  readonly segment?: string;
 }
 
 export interface Shard extends ShardKey {
@@ -42,7 +47,12 @@ export function shardKeyOf(r: Sharded, ownAccountId?: string): ShardKey {
 
 /** The shard's item id in the coordination table (the IAM grant matches `shard#*`). */
 export function shardItemId(k: ShardKey): string {
-  return `shard#${k.accountId}#${k.region}`;
+  return `shard#${k.accountId}#${k.region}${k.segment ? `#${k.segment}` : ''}`;
+}
+
+/** The shards of one scan segment of `total` (a segment of one sweep keeps the plain keys). */
+export function inSegment(shards: readonly Shard[], segment: number, total: number): Shard[] {
+  return total > 1 ? shards.map((s) => ({ ...s, segment: `${segment}/${total}` })) : [...shards];
 }
 
 /** Records grouped by shard, shards and ids sorted so every dispatch sees the same order. */

@@ -22,6 +22,8 @@ export interface ShardRunPayload {
   readonly shards: readonly {
     readonly accountId: string;
     readonly region: string;
+    /** The scan segment (`i/n`) of a segmented sweep: its part of the shard has its own lease. */
+    readonly segment?: string;
     readonly ids: readonly string[];
   }[];
 }

@@ -124,6 +124,9 @@ describe('functions', () => {
     expect(JSON.stringify(env('policy')['CLOUDORCH_POLICY_BUNDLE_S3'])).toContain('/policy/bundle.tar.gz');
     expect(env('plan')['CLOUDORCH_POLICY_BUNDLE_S3']).toBeUndefined();
     expect(env('sweep')).toMatchObject({ CLOUDORCH_SWEEP_PERIOD_SECONDS: '600' });
+    // Shards of the own account are named by its id in the dispatcher too, as in the budget's metrics.
+    expect(env('sweep')['CLOUDORCH_ACCOUNT_ID']).toEqual(env('sweepShard')['CLOUDORCH_ACCOUNT_ID']);
+    expect(env('sweep')['CLOUDORCH_ACCOUNT_ID']).toBeDefined();
     expect(env('driftEvent')['CLOUDORCH_OWN_ROLE_ARNS']).toEqual({
       'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions.apply.role as never), 'Arn'],
     });

@@ -52,18 +52,6 @@ export interface ShardRunReport {
   readonly shards: readonly ShardResult[];
 }
 
-const skipped = (shard: string): ShardResult => ({
-  shard,
-  skipped: true,
-  clusters: 0,
-  checked: 0,
-  started: 0,
-  errors: 0,
-  invalid: 0,
-  degraded: false,
-  reasons: {},
-});
-
 /** What one shard's run did, counted as it goes. */
 class Tally {
   clusters = 0;
@@ -190,19 +178,27 @@ async function runShard(
   opts: ShardRunOptions,
 ): Promise<ShardResult> {
   const { shardLeases, now } = depsOf('sweepShard');
-  const key: ShardKey = { accountId: shard.accountId, region: shard.region };
+  const key: ShardKey = {
+    accountId: shard.accountId,
+    region: shard.region,
+    ...(shard.segment ? { segment: shard.segment } : {}),
+  };
   const t = new Tally();
+  // Counted before anything can fail: a shard that checks nothing is degraded, never complete.
+  t.clusters = shard.ids.length;
   const at = now();
   let lease: Awaited<ReturnType<typeof shardLeases.take>>;
   try {
     lease = await shardLeases.take(key, holder, at.getTime() + opts.leaseMs, at);
   } catch (err) {
+    t.errors += 1;
     log().warn('sweep shard could not take its lease', { shard: shardItemId(key), error: String(err) });
-    return { ...skipped(shardItemId(key)), skipped: false, errors: 1 };
+    return report(key, t, opts.periodSeconds);
   }
   if (!lease.taken) {
+    // Its last run still holds it: this period's checks of the shard do not happen (degraded).
     log().info('sweep shard is already running: skipped', { shard: shardItemId(key) });
-    return skipped(shardItemId(key));
+    return { ...report(key, t, opts.periodSeconds), skipped: true };
   }
   let cursor = lease.cursor;
   try {

@@ -7,7 +7,15 @@
  */
 
 import { Reason } from '../../core/conditions.js';
-import { groupShards, NO_REGION, OWN_ACCOUNT, runsOf, type Shard, shardItemId } from '../../core/shard.js';
+import {
+  groupShards,
+  inSegment,
+  NO_REGION,
+  OWN_ACCOUNT,
+  runsOf,
+  type Shard,
+  shardItemId,
+} from '../../core/shard.js';
 import type { InvalidItem } from '../../store/record.js';
 import type { ClusterRecord } from '../../store/types.js';
 import { depsOf } from '../deps.js';
@@ -120,7 +128,11 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   const { shardInvoker, config, now } = depsOf('sweep');
   const periodBucket = timeBucket(now(), opts.periodSeconds);
   const s = await scan(opts);
-  const shards = withMarks(groupShards(s.records, config.ownAccountId), s.toMark, config.ownAccountId);
+  const shards = inSegment(
+    withMarks(groupShards(s.records, config.ownAccountId), s.toMark, config.ownAccountId),
+    opts.segment,
+    opts.totalSegments,
+  );
   const { runs, oversized } = runsOf(shards, opts.shardsPerRun ?? SHARDS_PER_RUN, MAX_RUN_PAYLOAD_BYTES);
   let errors = 0;
   for (const o of oversized) {

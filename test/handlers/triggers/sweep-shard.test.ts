@@ -257,3 +257,35 @@ describe('a shard run and the EKS budget', () => {
     expect(observed[0]).toBe('a2');
   });
 });
+
+describe('segments and failures', () => {
+  it('each scan segment has its own lease and cursor for its part of an (account, region)', async () => {
+    for (const id of ['t/a1', 't/a2', 't/a3', 't/a4']) await put(id);
+    for (const segment of [0, 1]) await sweep({ segment, totalSegments: 2, periodSeconds: 300 });
+    const parts = payloads.flatMap((p) => p.shards);
+    // The same (account, region), one part per segment, with every cluster in exactly one part.
+    expect(new Set(parts.map((p) => `${p.accountId}/${p.region}`))).toEqual(new Set([`${OWN}/us-east-1`]));
+    expect(parts.map((p) => p.segment).sort()).toEqual(['0/2', '1/2']);
+    expect(parts.flatMap((p) => p.ids).sort()).toEqual(['t/a1', 't/a2', 't/a3', 't/a4']);
+    // One segment's run holding its lease does not stop the other's: neither is skipped.
+    const runs = await Promise.all(payloads.map((p) => sweepShard(p, RUN)));
+    expect(runs.flatMap((r) => r.shards).map((s) => s.skipped)).toEqual([false, false]);
+    expect(['t/a1', 't/a2', 't/a3', 't/a4'].map((id) => startedFor(id).length)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('a shard that cannot read its records is degraded, not complete', async () => {
+    await put('t/a1');
+    setDeps({
+      ...deps(),
+      store: {
+        ...store,
+        getMany: async () => {
+          throw new Error('AccessDeniedException: BatchGetItem');
+        },
+      } as unknown as Deps['store'],
+    });
+    const run = await sweepShard({ periodBucket: 'p', shards: [shardOf(OWN, 'us-east-1', ['t/a1'])] }, RUN);
+    expect(run.shards[0]).toMatchObject({ clusters: 1, checked: 0, errors: 1, degraded: true });
+    expect(points('SweepShardsDegraded').map((p) => p.value)).toEqual([1]);
+  });
+});
