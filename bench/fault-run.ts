@@ -20,7 +20,7 @@ import { firstAction, plan } from '../lambdas/core/plan/plan.js';
 import type { NodePool } from '../lambdas/core/spec/pools.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
 import { deps } from '../lambdas/handlers/deps.js';
-import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep.js';
+import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep-decide.js';
 import { EKS_RETRY_BUDGET } from '../lambdas/provider/retry.js';
 import type { CallCounts } from '../local/eks-sim/admin.js';
 import { SimAdminClient } from '../local/eks-sim/index.js';

@@ -8,7 +8,7 @@
  */
 import './lib/env.js';
 import { type Deps, deps, setDeps } from '../lambdas/handlers/deps.js';
-import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep.js';
+import { OBSERVE_CALLS } from '../lambdas/handlers/triggers/sweep-decide.js';
 import { startControlPlane } from '../local/runtime/control-plane.js';
 import type { LocalSweepReport } from '../local/runtime/local-sweep.js';
 import { convergeTemplate, type Member, members, REGIONS, seedFleet } from './lib/fleet.js';

@@ -87,6 +87,8 @@ const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
   'onChange',
   'driftEvent',
   'reconcileNow',
+  // The sweep dispatcher only scans and hands over: the shard run decides.
+  'sweep',
 ];
 
 /** `import ... from "node:x"`, `import "node:x"` or `import("node:x")` left in the output. */

@@ -6,7 +6,7 @@
  * segment; one whose id is a record id goes to the shard run, which starts the one run that marks it.
  */
 
-import { Reason } from '../../core/conditions.js';
+import { ConditionType, getCondition, Reason } from '../../core/conditions.js';
 import {
   groupShards,
   inSegment,
@@ -22,9 +22,6 @@ import { depsOf } from '../deps.js';
 import { timeBucket } from '../execution-name.js';
 import { pool } from '../pool.js';
 import { emit, log, METRIC } from '../telemetry.js';
-import { readyReason } from './sweep-decide.js';
-
-export { OBSERVE_CALLS } from './sweep-decide.js';
 
 export interface SweepOptions {
   readonly segment: number;
@@ -58,7 +55,7 @@ export function fleetGauges(
   let maxDriftAgeSeconds = 0;
   for (const r of records) {
     const conds = r.status?.conditions ?? [];
-    const reason = readyReason(r) ?? 'NoStatus';
+    const reason = getCondition(r.status?.conditions ?? [], ConditionType.Ready)?.reason ?? 'NoStatus';
     byCondition[reason] = (byCondition[reason] ?? 0) + 1;
     const drifted = conds.find((c) => c.type === 'Drifted' && c.status === 'True');
     if (drifted)
