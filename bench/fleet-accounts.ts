@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { buildFunction } from '../infra/bundling/build-function.mjs';
 import { ENV } from '../lambdas/config.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
@@ -31,7 +31,7 @@ import {
   LOCAL_COORDINATION_TABLE,
   LOCAL_TARGET_ROLE,
 } from '../local/runtime/control-plane.js';
-import { benchSpec, cloneCluster } from './lib/fleet.js';
+import { benchSpec, cloneCluster, writeItems } from './lib/fleet.js';
 import { FAST, startBench } from './lib/pipeline.js';
 import { type Metered, maxInWindow, now, TABLE } from './lib/probes.js';
 import { fmt, run, section, table } from './lib/stats.js';
@@ -133,22 +133,10 @@ function cloneItem(tpl: Template, t: Target): Record<string, unknown> {
 
 async function seed(cp: ControlPlane, m: Metered, tpl: Template, targets: readonly Target[]): Promise<void> {
   for (const t of targets) cp.sim.state.clusters(t.region, t.account).set(t.name, cloneAs(tpl, t));
-  const doc = DynamoDBDocumentClient.from(m.ddb);
-  const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < targets.length; i += 25)
-    batches.push(targets.slice(i, i + 25).map((t) => cloneItem(tpl, t)));
-  let next = 0;
-  const worker = async () => {
-    while (next < batches.length) {
-      let items = batches[next++]!.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; items.length > 0; attempt++) {
-        if (attempt > 10) throw new Error('BatchWriteItem kept leaving items unprocessed');
-        const out = await doc.send(new BatchWriteCommand({ RequestItems: { [TABLE]: items } }));
-        items = (out.UnprocessedItems?.[TABLE] ?? []) as typeof items;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, worker));
+  await writeItems(
+    m,
+    targets.map((t) => cloneItem(tpl, t)),
+  );
 }
 
 async function main(): Promise<void> {

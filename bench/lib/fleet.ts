@@ -136,10 +136,17 @@ export async function seedFleet(
   fleet: readonly Member[],
 ): Promise<void> {
   for (const f of fleet) cp.sim.state.clusters(f.region).set(f.name, cloneCluster(tpl.cluster, f));
+  await writeItems(
+    m,
+    fleet.map((f) => cloneItem(tpl, f)),
+  );
+}
+
+/** Writes items straight to the table: 25 per BatchWriteItem, a few batches in flight. */
+export async function writeItems(m: Metered, all: readonly Record<string, unknown>[]): Promise<void> {
   const doc = DynamoDBDocumentClient.from(m.ddb);
   const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < fleet.length; i += 25)
-    batches.push(fleet.slice(i, i + 25).map((f) => cloneItem(tpl, f)));
+  for (let i = 0; i < all.length; i += 25) batches.push(all.slice(i, i + 25));
   let next = 0;
   const worker = async () => {
     while (next < batches.length) {
