@@ -56,6 +56,24 @@ describe('slotPools', () => {
     expect(waited.length).toBeGreaterThan(0);
   });
 
+  it('never goes out before its slot, even when the timer wakes early', async () => {
+    let t = 0;
+    const take = slotPools({
+      claimSize: 2,
+      horizonMs: 30_000,
+      clock: () => t,
+      // A timer that fires a millisecond early (as setTimeout can, measured by Date.now()).
+      sleep: async (ms) => {
+        t += ms > 1 ? ms - 1 : ms;
+      },
+      claim: async (_a, _r, k) => Array.from({ length: k }, (_, i) => t + 50 + i * 220),
+    });
+    await take('us-east-1', 'own');
+    expect(t).toBe(50);
+    await take('us-east-1', 'own');
+    expect(t).toBe(270);
+  });
+
   it('remembers a refusal for a while instead of claiming again', async () => {
     let t = 0;
     let claims = 0;
