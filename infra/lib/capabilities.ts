@@ -21,8 +21,13 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { BUDGET_KEY_PREFIX } from '../../lambdas/core/rate-slots.js';
+import { SHARD_KEY_PREFIX } from '../../lambdas/core/shard.js';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
 import { eksRead, eksWrite } from './eks-statements.js';
+
+export { BUDGET_KEY_PREFIX, SHARD_KEY_PREFIX };
+
 import { reconcileStateMachineName } from './state-machine.js';
 
 // The stack acknowledges the EKS wildcards together with the other capability findings.
@@ -111,7 +116,6 @@ export interface CapabilityTargets {
 }
 
 /** Sweep shard lease items in the coordination table: `shard#<account>#<region>`. */
-export const SHARD_KEY_PREFIX = 'shard#';
 /** What a shard run's take and release write or read in their conditions, besides the key. */
 export const SHARD_ATTRIBUTES = [KEY_ATTRIBUTE, 'holder', 'until', 'cursor', 'expiresAt'] as const;
 
@@ -257,33 +261,34 @@ function invokeShard(fn: lambda.IFunction): iam.PolicyStatement {
 
 /** Take and release are one conditional UpdateItem each, of shard items only, of their own attributes. */
 function shardLeases(coordinationTableArn: string): iam.PolicyStatement {
+  return coordinationUpdate('ShardLeases', SHARD_KEY_PREFIX, SHARD_ATTRIBUTES, coordinationTableArn);
+}
+
+/** UpdateItem on the coordination table's items of one key prefix, of the listed attributes only. */
+function coordinationUpdate(
+  sid: string,
+  prefix: string,
+  attributes: readonly string[],
+  coordinationTableArn: string,
+): iam.PolicyStatement {
   return new iam.PolicyStatement({
-    sid: 'ShardLeases',
+    sid,
     actions: ['dynamodb:UpdateItem'],
     resources: [coordinationTableArn],
     conditions: {
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SHARD_ATTRIBUTES] },
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SHARD_KEY_PREFIX}*`] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${prefix}*`] },
     },
   });
 }
 
 /** Budget items of the coordination table (key `budget#<account>#<region>`). */
-export const BUDGET_KEY_PREFIX = 'budget#';
 /** What a claim writes (`expiresAt`: the TTL) besides the key. */
 export const BUDGET_ATTRIBUTES = [KEY_ATTRIBUTE, 'nextMs', 'expiresAt'] as const;
 
 /** A budget claim: conditional UpdateItem of budget items only, of their own attributes only. */
 function budgetClaim(coordinationTableArn: string): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    sid: 'ClaimEksBudget',
-    actions: ['dynamodb:UpdateItem'],
-    resources: [coordinationTableArn],
-    conditions: {
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...BUDGET_ATTRIBUTES] },
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${BUDGET_KEY_PREFIX}*`] },
-    },
-  });
+  return coordinationUpdate('ClaimEksBudget', BUDGET_KEY_PREFIX, BUDGET_ATTRIBUTES, coordinationTableArn);
 }
 
 /** The default cluster and node roles, passed to EKS only (also the target accounts' write role). */

@@ -80,7 +80,10 @@ export function claimSettings(functionKey: string | undefined, perSecond: number
   }
 }
 
+/** Key prefix of the budget items in the coordination table (the IAM grant matches `budget#*`). */
+export const BUDGET_KEY_PREFIX = 'budget#';
+
 /** The coordination table item of one (account, region)'s budget. */
 export function budgetKey(account: string, region: string): string {
-  return `budget#${account}#${region}`;
+  return `${BUDGET_KEY_PREFIX}${account}#${region}`;
 }

@@ -45,9 +45,12 @@ export function shardKeyOf(r: Sharded, ownAccountId?: string): ShardKey {
   };
 }
 
-/** The shard's item id in the coordination table (the IAM grant matches `shard#*`). */
+/** Key prefix of the shard items in the coordination table (the IAM grant matches `shard#*`). */
+export const SHARD_KEY_PREFIX = 'shard#';
+
+/** The shard's item id in the coordination table. */
 export function shardItemId(k: ShardKey): string {
-  return `shard#${k.accountId}#${k.region}${k.segment ? `#${k.segment}` : ''}`;
+  return `${SHARD_KEY_PREFIX}${k.accountId}#${k.region}${k.segment ? `#${k.segment}` : ''}`;
 }
 
 /** The shards of one scan segment of `total` (a segment of one sweep keeps the plain keys). */
