@@ -49,6 +49,10 @@ export const ENV = {
   sweepShardFunction: 'CLOUDORCH_SWEEP_SHARD_FUNCTION',
   /** Seconds between two full observations of a cluster by the sweep (the check reads less). */
   fullObservePeriod: 'CLOUDORCH_FULL_OBSERVE_PERIOD_SECONDS',
+  /** The rollout table: CloudRollout records and the cluster locks of running rollouts. */
+  rolloutTable: 'CLOUDORCH_ROLLOUT_TABLE',
+  /** The SNS topic told when a rollout waits for approval, halts or completes. */
+  rolloutTopic: 'CLOUDORCH_ROLLOUT_TOPIC_ARN',
 } as const;
 
 /** The deployment defaults of creates, by the PlanDefaults member each one fills. */

@@ -6,6 +6,7 @@
  * handler every client; there only the types hold a handler to its capabilities.
  */
 import type { StepFunctionKey } from '../statemachine/definition.js';
+import type { RolloutFunctionKey } from '../statemachine/rollout-definition.js';
 
 export type Capability =
   /** Read records (GetItem, Scan). */
@@ -31,15 +32,23 @@ export type Capability =
   /** Invoke the sweep shard function (the dispatcher hands it runs of shards). */
   | 'lambda:invoke-shard'
   /** Take and release sweep shard leases (and their cursors) on the coordination table. */
-  | 'shard:lease';
+  | 'shard:lease'
+  /** Write a cluster's spec as its next generation (a rollout's change), as `cloudorch apply` does. */
+  | 'table:spec'
+  /** Read and write rollout records and their cluster locks (the rollout table). */
+  | 'rollout:write'
+  /** Publish to the rollout notification topic (approval needed, halted, completed). */
+  | 'notify:publish'
+  /** DescribeAlarms: the alarms a rollout's failure policy names. */
+  | 'alarms:read';
 
 export interface FunctionSpec {
   /** File in lambdas/functions. */
   readonly entry: string;
   readonly description: string;
   readonly capabilities: readonly Capability[];
-  /** The state machine step it serves, if any. */
-  readonly step?: StepFunctionKey;
+  /** The state machine step it serves, if any (of the Reconcile or the Rollout machine). */
+  readonly step?: StepFunctionKey | RolloutFunctionKey;
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
 }
@@ -138,6 +147,38 @@ export const FUNCTIONS = {
     description: 'Reconcile one cluster now',
     capabilities: ['table:read', 'sfn:start', 'sfn:describe'],
     timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  rolloutPlan: {
+    entry: 'rollout-plan.ts',
+    step: 'rolloutPlan',
+    description: 'Plan a rollout: pick, stage, preview and lock its clusters',
+    capabilities: ['table:read', 'rollout:write'],
+    timeoutSeconds: 60,
+    memoryMb: 512,
+  },
+  rolloutApply: {
+    entry: 'rollout-apply.ts',
+    step: 'rolloutApply',
+    description: "Write a rollout's change to one cluster as its next generation",
+    capabilities: ['table:read', 'table:spec', 'rollout:write'],
+    timeoutSeconds: 20,
+    memoryMb: 256,
+  },
+  rolloutWatch: {
+    entry: 'rollout-watch.ts',
+    step: 'rolloutWatch',
+    description: 'Watch one cluster of a rollout: Ready at its generation, then healthy; alarms',
+    capabilities: ['table:read', 'rollout:write', 'alarms:read'],
+    timeoutSeconds: 20,
+    memoryMb: 256,
+  },
+  rolloutReport: {
+    entry: 'rollout-report.ts',
+    step: 'rolloutReport',
+    description: "A rollout's stages, approvals, soaks and outcome; notifications",
+    capabilities: ['rollout:write', 'notify:publish'],
+    timeoutSeconds: 20,
     memoryMb: 256,
   },
 } as const satisfies Record<string, FunctionSpec>;

@@ -10,6 +10,7 @@ import type { PlanDefaults } from '../core/plan/types.js';
 import type { PolicyDecision, PolicyInput } from '../core/policy-input.js';
 import type { ClusterProvider } from '../core/provider.js';
 import { type Capability, FUNCTIONS, type FunctionKey } from '../functions/catalog.js';
+import type { RolloutStore } from '../store/rollouts.js';
 import type { ShardLeases } from '../store/shard-leases.js';
 import type { DesiredStateStore } from '../store/types.js';
 import type { ShardRunPayload, Trigger } from './contracts.js';
@@ -45,6 +46,16 @@ export type ExecutionStatus =
   | { readonly state: 'running'; readonly startedAt?: string }
   | { readonly state: 'ended' | 'unknown'; readonly detail?: string };
 
+/** Tells people about a rollout: an approval is needed, it halted, it completed. */
+export interface Notifier {
+  publish(subject: string, message: string): Promise<void>;
+}
+
+/** Which of the named CloudWatch alarms are in ALARM; a name no alarm has is an error, not OK. */
+export interface AlarmReader {
+  inAlarm(names: readonly string[]): Promise<string[]>;
+}
+
 export interface PipelineConfig {
   readonly defaults: PlanDefaults;
   readonly leaseTtlMs: number;
@@ -69,6 +80,9 @@ export interface Clients {
   readonly executions: ExecutionStarter;
   readonly shardInvoker: ShardInvoker;
   readonly shardLeases: ShardLeases;
+  readonly rollouts: RolloutStore;
+  readonly notifier: Notifier;
+  readonly alarms: AlarmReader;
 }
 export type ClientSlot = keyof Clients;
 
@@ -90,6 +104,10 @@ interface Grants {
   'budget:claim': object;
   'lambda:invoke-shard': { readonly shardInvoker: ShardInvoker };
   'shard:lease': { readonly shardLeases: ShardLeases };
+  'table:spec': { readonly store: DesiredStateStore };
+  'rollout:write': { readonly rollouts: RolloutStore };
+  'notify:publish': { readonly notifier: Notifier };
+  'alarms:read': { readonly alarms: AlarmReader };
 }
 type SlotOfCapability<C extends Capability> = [keyof Grants[C]] extends [never] ? null : keyof Grants[C];
 
@@ -107,6 +125,10 @@ const CLIENT_OF = {
   'budget:claim': null,
   'lambda:invoke-shard': 'shardInvoker',
   'shard:lease': 'shardLeases',
+  'table:spec': 'store',
+  'rollout:write': 'rollouts',
+  'notify:publish': 'notifier',
+  'alarms:read': 'alarms',
 } as const satisfies { readonly [C in Capability]: SlotOfCapability<C> };
 
 /** What every function has: its configuration and a clock. */

@@ -56,7 +56,7 @@ export function log(): Logger {
  * in async context, so steps running side by side in one process (local mode) never swap keys.
  */
 export async function withLogContext<T>(
-  keys: { executionId?: string; clusterId?: string; step: string },
+  keys: { executionId?: string; clusterId?: string; rolloutId?: string; step: string },
   f: () => Promise<T>,
 ): Promise<T> {
   const child = logger.createChild();

@@ -54,7 +54,7 @@ const LAMBDA_TRANSIENT = [
   'Lambda.ClientExecutionTimeoutException',
 ];
 
-const RETRY = [
+export const RETRY = [
   {
     ErrorEquals: [ERROR_NAMES.Transient, ...LAMBDA_TRANSIENT],
     IntervalSeconds: 2,

@@ -38,6 +38,7 @@ import {
   type StepFunctionKey,
   substitute,
 } from '../../lambdas/statemachine/definition.js';
+import type { RolloutDefinitionOptions } from '../../lambdas/statemachine/rollout-definition.js';
 import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { type EksSimulator, SimAdminClient, startEksSimulator } from '../eks-sim/index.js';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../sfn/endpoint.js';
@@ -48,6 +49,8 @@ import { refuseBrowserRequests } from './browser-guard.js';
 import { LOCAL_CREDENTIALS } from './credentials.js';
 import { type LocalSweepReport, localSweeps } from './local-sweep.js';
 import { servePolicyBundle } from './served-policy.js';
+import { RolloutBoard } from './rollout-board.js';
+import { LOCAL_ROLLOUT_TABLE, rolloutMachine } from './rollout-machine.js';
 import { LOCAL_TARGET_ROLE } from './target-role.js';
 
 export { LOCAL_TARGET_ROLE } from './target-role.js';
@@ -70,6 +73,7 @@ const LOCAL_ENV = {
   [ENV.targetRoleName]: LOCAL_TARGET_ROLE,
   [ENV.ownAccountId]: LOCAL_ACCOUNT,
   [ENV.coordinationTable]: LOCAL_COORDINATION_TABLE,
+  [ENV.rolloutTable]: LOCAL_ROLLOUT_TABLE,
 };
 
 /** What every local client connects with; the servers' addresses are added once they listen. */
@@ -93,6 +97,7 @@ export interface ControlPlaneOptions {
   /** Retry intervals in ms (local only; disables jitter locally). */
   readonly retryIntervalMs?: number;
   readonly definition?: DefinitionOptions;
+  readonly rolloutDefinition?: RolloutDefinitionOptions;
   /** Run the sweep every this many ms (omit for no automatic sweep). */
   readonly sweepIntervalMs?: number;
   /** Where the checkout's policy bundle is built (default policies/build); dev serves its own copy. */
@@ -121,6 +126,9 @@ export interface ControlPlane {
   readonly deps: Deps;
   readonly endpoints: { readonly dynamodb: string; readonly eks: string; readonly sfn: string };
   readonly stateMachineArn: string;
+  readonly rolloutStateMachineArn: string;
+  /** The rollout notifications and the alarms a rollout's failure policy reads, locally. */
+  readonly board: RolloutBoard;
   readonly definition: string;
   /** The policy bundle file the engine loads: the control plane's own copy (see served-policy.ts). */
   readonly policyBundlePath: string;
@@ -171,7 +179,7 @@ async function startLocalTable(
   stops.push(() => new Promise<void>((r) => ddb.close(() => r())));
   const client = new DynamoDBClient({ endpoint: url, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   stops.push(async () => client.destroy());
-  for (const name of [TABLE, LOCAL_COORDINATION_TABLE]) {
+  for (const name of [TABLE, LOCAL_COORDINATION_TABLE, LOCAL_ROLLOUT_TABLE]) {
     try {
       await createTable(client, name, { stream: false });
     } catch (err) {
@@ -205,13 +213,14 @@ async function startStateMachine(opts: ControlPlaneOptions, stops: Stops) {
   const definition = substitute(definitionString(definitionOpts), arns);
   const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:cloudorch-reconcile`;
   const handlers = new Map(keys.map((k) => [localFunctionArn(k), runStep(k)]));
+  const rollout = rolloutMachine(LOCAL_REGION, LOCAL_ACCOUNT, opts.rolloutDefinition);
   const sfn = await startLocalSfnEndpoint({
-    stateMachines: [{ arn: stateMachineArn, definition, handlers }],
+    stateMachines: [{ arn: stateMachineArn, definition, handlers }, rollout],
     waitScale: opts.waitScale ?? 0.01,
     retryIntervalMs: opts.retryIntervalMs ?? 20,
   });
   stops.push(() => sfn.close());
-  return { sfn, definition, stateMachineArn };
+  return { sfn, definition, stateMachineArn, rolloutStateMachineArn: rollout.arn };
 }
 
 /** The environment the stack would give the functions, pointing at local things. */
@@ -295,14 +304,21 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     // dynalite has no streams: the feed mirrors the store client's writes instead.
     const fedStore = (w: WiringInput) => storeOn(feedWrites(ddbClient, feed), w.env);
 
-    const { sfn, definition, stateMachineArn } = await startStateMachine(opts, stops);
+    const { sfn, definition, stateMachineArn, rolloutStateMachineArn } = await startStateMachine(opts, stops);
 
     const wiring = {
       env: localEnv(opts, stateMachineArn, bundlePath),
       endpoints: { ...LOCAL_ENDPOINTS, dynamodb: table.url, eks: sim.url, sfn: sfn.url },
     };
     const sweeps = localSweeps();
-    const makers = { ...ALL_MAKERS, store: fedStore, shardInvoker: () => sweeps.invoker };
+    const board = new RolloutBoard(opts.now);
+    const makers = {
+      ...ALL_MAKERS,
+      store: fedStore,
+      shardInvoker: () => sweeps.invoker,
+      notifier: () => board.notifier,
+      alarms: () => board.alarms,
+    };
     const { deps, policy } = await installDeps(makers, wiring, opts, stops);
     const { store } = deps;
     // The stream trigger: every write reaches on-change, which filters out status-only changes.
@@ -331,6 +347,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       deps,
       endpoints: { dynamodb: table.url, eks: sim.url, sfn: sfn.url },
       stateMachineArn,
+      rolloutStateMachineArn,
+      board,
       definition,
       policyBundlePath: bundlePath,
       sweepNow: sweeps.sweepNow,

@@ -3,9 +3,12 @@
  * entry imports only the makers its capabilities name, never this module.
  */
 
+import { cloudWatchAlarms } from './alarms.js';
 import { eksProvider } from './eks.js';
 import { lambdaShardInvoker } from './lambda.js';
+import { snsNotifier } from './notify.js';
 import { wasmPolicy } from './policy.js';
+import { dynamoRollouts } from './rollouts.js';
 import { sfnExecutions } from './sfn.js';
 import { dynamoShardLeases } from './shard-leases.js';
 import { dynamoStore } from './store.js';
@@ -17,4 +20,7 @@ export const ALL_MAKERS = {
   executions: sfnExecutions,
   shardInvoker: lambdaShardInvoker,
   shardLeases: dynamoShardLeases,
+  rollouts: dynamoRollouts,
+  notifier: snsNotifier,
+  alarms: cloudWatchAlarms,
 } as const;

@@ -1,0 +1,24 @@
+/** Reading a rollout record for a step, and the errors a rollout step names. */
+import { domainError, NotFoundError } from '../../core/errors.js';
+import type { RolloutRecord, RolloutStore } from '../../store/rollouts.js';
+
+/** A cluster the rollout selects is held by another rollout that has not finished. */
+export class RolloutConflictError extends domainError(
+  'RolloutConflictError',
+  'Permanent',
+  'Wait for the other rollout to complete, or abort it (`cloudorch rollout abort`), then resume this one.',
+) {
+  constructor(
+    readonly rollout: string,
+    readonly cluster: string,
+    readonly heldBy: string,
+  ) {
+    super(`rollout ${rollout}: cluster ${cluster} is in rollout ${heldBy}, which has not finished`);
+  }
+}
+
+export async function readRollout(rollouts: RolloutStore, id: string): Promise<RolloutRecord> {
+  const rec = await rollouts.get(id);
+  if (!rec) throw new NotFoundError(`rollout ${id} does not exist`);
+  return rec;
+}

@@ -1,0 +1,57 @@
+/**
+ * Watch one cluster of a stage: Ready at the rollout's generation within the ready timeout, then Ready
+ * and undrifted through the health window. The verdict is written to the rollout's status; a failure
+ * that takes the failures past the policy's allowance halts the rollout, and so does any of the
+ * policy's CloudWatch alarms in ALARM.
+ */
+import { PermanentError } from '../../core/errors.js';
+import { clusterProgress } from '../../core/rollout/progress.js';
+import { validateRolloutSpec } from '../../core/rollout/schema.js';
+import { clusterFailed, clusterSucceeded, haltFor } from '../../core/rollout/transitions.js';
+import { depsOf } from '../deps.js';
+import type { ClusterRun, WatchInput } from './contracts.js';
+import { readRollout } from './read.js';
+
+export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
+  const { rollouts, store, alarms, now } = depsOf('rolloutWatch');
+  if (input.run.state !== 'started') return input.run;
+  const rec = await readRollout(rollouts, input.id);
+  const spec = validateRolloutSpec(rec.spec);
+  if (!spec.ok)
+    throw new PermanentError(`rollout ${rec.id}: its spec no longer validates`, {
+      remediation: 'Apply a valid rollout.',
+    });
+  const policy = spec.spec.failurePolicy;
+  const firing = policy.alarms.length > 0 ? await alarms.inAlarm(policy.alarms) : [];
+  if (firing.length > 0) {
+    const reason = `alarm ${firing.join(', ')} is in ALARM`;
+    await rollouts.update(rec.id, (r) => (r.status ? { status: haltFor(r.status, reason, input.cluster, now()) } : undefined), now());
+  }
+  const cluster = await store.get(input.cluster);
+  const p = clusterProgress({
+    status: cluster?.status,
+    targetGeneration: input.run.generation,
+    startedAtMs: input.run.startedAtMs,
+    ...(input.run.readyAtMs !== undefined ? { readyAtMs: input.run.readyAtMs } : {}),
+    nowMs: now().getTime(),
+    policy,
+  });
+  if (!cluster || p.verdict === 'failed') {
+    const reason = cluster ? p.reason : 'its record was deleted';
+    await rollouts.update(
+      rec.id,
+      (r) => (r.status ? { status: clusterFailed(r.status, input.stage, input.cluster, reason, policy, now()) } : undefined),
+      now(),
+    );
+    return { state: 'failed', reason };
+  }
+  if (p.verdict === 'healthy') {
+    await rollouts.update(
+      rec.id,
+      (r) => (r.status ? { status: clusterSucceeded(r.status, input.stage, input.cluster, now()) } : undefined),
+      now(),
+    );
+    return { state: 'succeeded' };
+  }
+  return { ...input.run, ...(p.readyAtMs !== undefined ? { readyAtMs: p.readyAtMs } : {}) };
+}
