@@ -26,7 +26,7 @@ export interface PlannedStage {
 export type StagePlan = { ok: true; stages: PlannedStage[] } | { ok: false; error: string };
 
 /** `pct` of `n`, rounded up: 1% of 3 clusters is 1, not 0. */
-export const percentOf = (p: Percent, n: number): number => Math.ceil((p.percent * n) / 100);
+export const resolvePercent = (p: Percent, n: number): number => Math.ceil((p.percent * n) / 100);
 
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -63,7 +63,7 @@ function take(
     }
     return [...stage.clusters];
   }
-  if (stage.share) return remaining.slice(0, percentOf(stage.share, remaining.length));
+  if (stage.share) return remaining.slice(0, resolvePercent(stage.share, remaining.length));
   return [...remaining];
 }
 
@@ -102,7 +102,7 @@ export function planStages(spec: RolloutSpec, candidates: readonly Candidate[]):
     stages.push({
       name: stage.name,
       clusters,
-      maxConcurrency: typeof mc === 'number' ? mc : Math.max(1, percentOf(mc, clusters.length)),
+      maxConcurrency: typeof mc === 'number' ? mc : Math.max(1, resolvePercent(mc, clusters.length)),
       soakSeconds: stage.soakSeconds,
       approval: stage.approval,
     });
