@@ -30,7 +30,9 @@ export type RolloutManifestResult =
 
 /** What a document may hold: `status` is what a `get -o yaml` prints, and is ignored. */
 const DOCUMENT_KEYS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'];
-const METADATA_KEYS = ['name', 'namespace', 'labels', 'generation', 'creationTimestamp'];
+/** Read-only metadata a `get -o yaml` prints: accepted (so its output applies back), type-checked, ignored. */
+const READ_ONLY_METADATA = ['generation', 'creationTimestamp', 'deletionTimestamp'];
+const METADATA_KEYS = ['name', 'namespace', 'labels', ...READ_ONLY_METADATA];
 
 const issue = (field: string, message: string, rule = 'invalid_value'): SpecIssue => ({
   field,
@@ -49,8 +51,21 @@ function unknownKeys(value: Record<string, unknown>, allowed: readonly string[],
     );
 }
 
+function readOnlyIssues(meta: Record<string, unknown>): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  const { generation } = meta;
+  if (generation !== undefined && !(Number.isInteger(generation) && (generation as number) >= 1))
+    issues.push(issue('metadata.generation', 'must be a whole number of at least 1 (it is ignored)'));
+  for (const field of ['creationTimestamp', 'deletionTimestamp']) {
+    const at = meta[field];
+    if (at !== undefined && (typeof at !== 'string' || Number.isNaN(Date.parse(at))))
+      issues.push(issue(`metadata.${field}`, 'must be a date and time (it is ignored)'));
+  }
+  return issues;
+}
+
 function checkMetadata(meta: Record<string, unknown>) {
-  const issues = unknownKeys(meta, METADATA_KEYS, 'metadata.');
+  const issues = [...unknownKeys(meta, METADATA_KEYS, 'metadata.'), ...readOnlyIssues(meta)];
   const { name, namespace = 'default' } = meta;
   if (!isDnsLabel(name))
     issues.push(
