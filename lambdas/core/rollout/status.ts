@@ -74,7 +74,8 @@ export function initialStatus(stages: readonly PlannedStage[], now: Date): Rollo
 
 /**
  * The status with one cluster of one stage patched. A stage or cluster the status does not hold is
- * a caller's bug (the plan is fixed once the rollout starts): InternalError.
+ * a caller's bug (the plan is fixed once the rollout starts): InternalError. `updatedAt` is left to
+ * the caller, which holds the clock.
  */
 export function withCluster(
   status: RolloutStatus,
