@@ -44,12 +44,9 @@ function task(fn: RolloutFunctionKey, params: Json, next: string, extra: Json = 
 
 /** A report event about the rollout; `extra` adds fields of the state's input. */
 function report(event: string, next: string, extra: Json = {}, resultPath: string | null = null): Json {
-  return task(
-    'rolloutReport',
-    { event, 'id.$': '$.id', 'generation.$': '$.generation', ...extra },
-    next,
-    { ResultPath: resultPath },
-  );
+  return task('rolloutReport', { event, 'id.$': '$.id', 'generation.$': '$.generation', ...extra }, next, {
+    ResultPath: resultPath,
+  });
 }
 
 /** Waits for `cloudorch rollout approve`: the report function stores the token on the record. */
@@ -76,7 +73,12 @@ function approval(when: 'before' | 'after', next: string): Json {
 
 /** One cluster of a stage: write the change, then watch it until it is healthy or failed. */
 function clusterStates(opts: RolloutDefinitionOptions): Json {
-  const ids = { 'id.$': '$.id', 'generation.$': '$.generation', 'stage.$': '$.stage', 'cluster.$': '$.cluster' };
+  const ids = {
+    'id.$': '$.id',
+    'generation.$': '$.generation',
+    'stage.$': '$.stage',
+    'cluster.$': '$.cluster',
+  };
   const caught = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ClusterFailed' }];
   return {
     StartAt: 'ApplyChange',
@@ -88,7 +90,10 @@ function clusterStates(opts: RolloutDefinitionOptions): Json {
         Default: 'ClusterEnd',
       },
       WatchWait: { Type: 'Wait', Seconds: opts.pollSeconds, Next: 'Watch' },
-      Watch: task('rolloutWatch', { ...ids, 'run.$': '$.run' }, 'Watched', { ResultPath: '$.run', Catch: caught }),
+      Watch: task('rolloutWatch', { ...ids, 'run.$': '$.run' }, 'Watched', {
+        ResultPath: '$.run',
+        Catch: caught,
+      }),
       Watched: {
         Type: 'Choice',
         Choices: [{ Variable: '$.run.state', StringEquals: 'started', Next: 'WatchWait' }],
@@ -230,6 +235,7 @@ export function substituteRollout(
     if (typeof value !== 'string' || value === '') throw new InternalError(`no function ARN for ${key}`);
     out = out.replaceAll(`\${${placeholder}}`, value);
   }
-  if (/\$\{[A-Za-z]+\}/.test(out)) throw new InternalError('rollout definition has an unsubstituted placeholder');
+  if (/\$\{[A-Za-z]+\}/.test(out))
+    throw new InternalError('rollout definition has an unsubstituted placeholder');
   return out;
 }

@@ -10,7 +10,13 @@
  * written straight to the table, so every read parses and names what is wrong.
  */
 import { type DynamoDBClient, ReturnValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ConflictError, RecordInvalidError } from './errors.js';
 import { isConditionFailure, readItem } from './items.js';
 import { parseRolloutItem, type RolloutRecord } from './rollout-record.js';
@@ -45,7 +51,11 @@ export interface RolloutStore {
   ): Promise<RolloutRecord>;
   list(): Promise<{ records: RolloutRecord[]; invalid: { id: string; reason: string }[] }>;
   /** Locks every cluster for `rollout`, or none: the first cluster another rollout holds is named. */
-  lock(rollout: string, clusters: readonly string[], now: Date): Promise<{ held?: { cluster: string; by: string } }>;
+  lock(
+    rollout: string,
+    clusters: readonly string[],
+    now: Date,
+  ): Promise<{ held?: { cluster: string; by: string } }>;
   unlock(rollout: string, clusters: readonly string[]): Promise<void>;
   holder(cluster: string): Promise<string | undefined>;
 }
@@ -76,7 +86,8 @@ export class DynamoRolloutStore implements RolloutStore {
 
   async put(id: string, spec: Readonly<Record<string, unknown>>, now: Date): Promise<RolloutPut> {
     const old = await this.get(id);
-    if (old && JSON.stringify(old.spec) === JSON.stringify(spec)) return { record: old, changed: false, created: false };
+    if (old && JSON.stringify(old.spec) === JSON.stringify(spec))
+      return { record: old, changed: false, created: false };
     const at = now.toISOString();
     const record: RolloutRecord = {
       id,
@@ -102,7 +113,12 @@ export class DynamoRolloutStore implements RolloutStore {
       const c = change(old);
       if (!c) return old;
       const { clear, ...fields } = c;
-      const next: Record<string, unknown> = { ...old, ...fields, version: old.version + 1, updatedAt: now.toISOString() };
+      const next: Record<string, unknown> = {
+        ...old,
+        ...fields,
+        version: old.version + 1,
+        updatedAt: now.toISOString(),
+      };
       for (const k of clear ?? []) delete next[k];
       try {
         await this.write(next as unknown as RolloutRecord, old.version);
@@ -123,8 +139,11 @@ export class DynamoRolloutStore implements RolloutStore {
           Item: record,
           ConditionExpression:
             expectedVersion === undefined ? 'attribute_not_exists(#id)' : '#version = :version',
-          ExpressionAttributeNames: expectedVersion === undefined ? { '#id': 'id' } : { '#version': 'version' },
-          ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':version': expectedVersion } }),
+          ExpressionAttributeNames:
+            expectedVersion === undefined ? { '#id': 'id' } : { '#version': 'version' },
+          ...(expectedVersion === undefined
+            ? {}
+            : { ExpressionAttributeValues: { ':version': expectedVersion } }),
         }),
       );
     } catch (err) {

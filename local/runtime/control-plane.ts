@@ -48,9 +48,9 @@ import { feedWrites } from '../store/write-tap.js';
 import { refuseBrowserRequests } from './browser-guard.js';
 import { LOCAL_CREDENTIALS } from './credentials.js';
 import { type LocalSweepReport, localSweeps } from './local-sweep.js';
-import { servePolicyBundle } from './served-policy.js';
 import { RolloutBoard } from './rollout-board.js';
 import { LOCAL_ROLLOUT_TABLE, rolloutMachine } from './rollout-machine.js';
+import { servePolicyBundle } from './served-policy.js';
 import { LOCAL_TARGET_ROLE } from './target-role.js';
 
 export { LOCAL_TARGET_ROLE } from './target-role.js';

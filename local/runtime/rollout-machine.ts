@@ -15,7 +15,11 @@ import {
 /** The local rollout table (tools writing items straight to it, as tests do, name it). */
 export const LOCAL_ROLLOUT_TABLE = 'cloudorch-rollouts';
 
-export function rolloutMachine(region: string, account: string, opts: RolloutDefinitionOptions = DEFAULT_ROLLOUT_OPTIONS) {
+export function rolloutMachine(
+  region: string,
+  account: string,
+  opts: RolloutDefinitionOptions = DEFAULT_ROLLOUT_OPTIONS,
+) {
   const keys = Object.keys(ROLLOUT_FUNCTIONS) as RolloutFunctionKey[];
   const arnOf = (k: RolloutFunctionKey) => `arn:aws:lambda:${region}:${account}:function:cloudorch-${k}`;
   const arns = Object.fromEntries(keys.map((k) => [k, arnOf(k)])) as Record<RolloutFunctionKey, string>;

@@ -43,29 +43,44 @@ export interface StageStatus {
   readonly name: string;
   readonly state: StageState;
   readonly approval: PlannedStage['approval'];
-  /** ISO timestamp the soak ends. */
+  /** As planned: a resumed execution runs the stage the same way. */
+  readonly maxConcurrency: number;
+  readonly soakSeconds: number;
+  /** Which approval the stage waits for, while it does. */
+  readonly awaiting?: 'before' | 'after';
+  /** ISO timestamps. */
+  readonly startedAt?: string;
+  readonly approvedBeforeAt?: string;
+  readonly approvedAfterAt?: string;
+  /** The soak ends. */
   readonly soakUntil?: string;
+  readonly finishedAt?: string;
   readonly clusters: readonly RolloutClusterStatus[];
 }
 
 export interface RolloutStatus {
   readonly phase: RolloutPhase;
+  /** The rollout generation the stages were planned for. */
+  readonly generation: number;
   readonly stages: readonly StageStatus[];
   /** Why the rollout stopped: a cluster's failure, an alarm, a human. */
-  readonly halt?: { readonly cluster?: string; readonly reason: string };
+  readonly halt?: { readonly cluster?: string; readonly reason: string; readonly at?: string };
   readonly updatedAt: string;
 }
 
 export type ClusterPatch = Partial<Omit<RolloutClusterStatus, 'id'>>;
 
 /** Every stage and cluster pending: the status of a rollout that was planned and not started. */
-export function initialStatus(stages: readonly PlannedStage[], now: Date): RolloutStatus {
+export function initialStatus(generation: number, stages: readonly PlannedStage[], now: Date): RolloutStatus {
   return {
     phase: 'Pending',
+    generation,
     stages: stages.map((s) => ({
       name: s.name,
       state: 'pending',
       approval: s.approval,
+      maxConcurrency: s.maxConcurrency,
+      soakSeconds: s.soakSeconds,
       clusters: s.clusters.map((id) => ({ id, state: 'pending' })),
     })),
     updatedAt: now.toISOString(),

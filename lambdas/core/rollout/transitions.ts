@@ -5,25 +5,18 @@
  */
 import type { FailurePolicy } from './schema.js';
 import type { PlannedStage } from './stages.js';
-import type { ClusterRolloutStatus, RolloutStatus, StageStatus } from './status.js';
+import {
+  type ClusterPatch,
+  type RolloutClusterStatus,
+  type RolloutStatus,
+  type StageStatus,
+  withCluster,
+} from './status.js';
+
+export { initialStatus, withCluster } from './status.js';
 
 const iso = (d: Date) => d.toISOString();
-
-export function initialStatus(generation: number, stages: readonly PlannedStage[], now: Date): RolloutStatus {
-  return {
-    phase: 'Running',
-    generation,
-    updatedAt: iso(now),
-    stages: stages.map((s) => ({
-      name: s.name,
-      state: 'pending',
-      approval: s.approval,
-      maxConcurrency: s.maxConcurrency,
-      soakSeconds: s.soakSeconds,
-      clusters: s.clusters.map((id) => ({ id, state: 'pending' })),
-    })),
-  };
-}
+const touch = (s: RolloutStatus, now: Date): RolloutStatus => ({ ...s, updatedAt: iso(now) });
 
 /** The stages as planned, read back from a status (a resumed execution keeps them). */
 export function plannedOf(status: RolloutStatus): PlannedStage[] {
@@ -44,10 +37,11 @@ export function resumed(status: RolloutStatus, now: Date): RolloutStatus {
     phase: 'Running',
     updatedAt: iso(now),
     stages: status.stages.map((s) => {
-      const clusters = s.clusters.map((c): ClusterRolloutStatus =>
-        c.state === 'failed' || c.state === 'skipped' || c.state === 'inProgress'
-          ? { id: c.id, state: 'pending' }
-          : c,
+      const clusters = s.clusters.map(
+        (c): RolloutClusterStatus =>
+          c.state === 'failed' || c.state === 'skipped' || c.state === 'inProgress'
+            ? { id: c.id, state: 'pending' }
+            : c,
       );
       const state = s.state === 'succeeded' ? s.state : 'pending';
       return { ...s, state, clusters };
@@ -66,46 +60,68 @@ export function stopReason(
   return undefined;
 }
 
-export function clusterOf(status: RolloutStatus, stage: string, id: string): ClusterRolloutStatus | undefined {
-  return status.stages.find((s) => s.name === stage)?.clusters.find((c) => c.id === id);
-}
-
-function withStage(status: RolloutStatus, stage: string, f: (s: StageStatus) => StageStatus, now: Date): RolloutStatus {
-  return { ...status, updatedAt: iso(now), stages: status.stages.map((s) => (s.name === stage ? f(s) : s)) };
-}
-
-export function withCluster(
+export function clusterOf(
   status: RolloutStatus,
   stage: string,
   id: string,
-  patch: Partial<Omit<ClusterRolloutStatus, 'id'>>,
-  now: Date = new Date(),
+): RolloutClusterStatus | undefined {
+  return status.stages.find((s) => s.name === stage)?.clusters.find((c) => c.id === id);
+}
+
+function withStage(
+  status: RolloutStatus,
+  stage: string,
+  f: (s: StageStatus) => StageStatus,
+  now: Date,
 ): RolloutStatus {
-  return withStage(
-    status,
-    stage,
-    (s) => ({ ...s, clusters: s.clusters.map((c) => (c.id === id ? { ...c, ...patch } : c)) }),
-    now,
-  );
+  return { ...status, updatedAt: iso(now), stages: status.stages.map((s) => (s.name === stage ? f(s) : s)) };
+}
+
+/** One cluster patched, the status stamped with the time. */
+function patchCluster(
+  status: RolloutStatus,
+  stage: string,
+  id: string,
+  patch: ClusterPatch,
+  now: Date,
+): RolloutStatus {
+  return touch(withCluster(status, stage, id, patch), now);
 }
 
 export function startStage(status: RolloutStatus, stage: string, now: Date): RolloutStatus {
-  return { ...withStage(status, stage, (s) => ({ ...s, state: 'inProgress', startedAt: iso(now) }), now), phase: 'Running' };
+  return {
+    ...withStage(status, stage, (s) => ({ ...s, state: 'inProgress', startedAt: iso(now) }), now),
+    phase: 'Running',
+  };
 }
 
-export function approvalRequested(status: RolloutStatus, stage: string, when: 'before' | 'after', now: Date): RolloutStatus {
+export function approvalRequested(
+  status: RolloutStatus,
+  stage: string,
+  when: 'before' | 'after',
+  now: Date,
+): RolloutStatus {
   return {
     ...withStage(status, stage, (s) => ({ ...s, state: 'awaitingApproval', awaiting: when }), now),
     phase: 'AwaitingApproval',
   };
 }
 
-export function approvedStage(status: RolloutStatus, stage: string, when: 'before' | 'after', now: Date): RolloutStatus {
+export function approvedStage(
+  status: RolloutStatus,
+  stage: string,
+  when: 'before' | 'after',
+  now: Date,
+): RolloutStatus {
   if (status.phase !== 'AwaitingApproval') return status;
   const next = withStage(
     status,
     stage,
-    ({ awaiting: _a, ...s }) => ({ ...s, state: 'inProgress', [when === 'before' ? 'approvedBeforeAt' : 'approvedAfterAt']: iso(now) }),
+    ({ awaiting: _a, ...s }) => ({
+      ...s,
+      state: 'inProgress',
+      [when === 'before' ? 'approvedBeforeAt' : 'approvedAfterAt']: iso(now),
+    }),
     now,
   );
   return { ...next, phase: 'Running' };
@@ -114,9 +130,19 @@ export function approvedStage(status: RolloutStatus, stage: string, when: 'befor
 const failures = (status: RolloutStatus) =>
   status.stages.reduce((n, s) => n + s.clusters.filter((c) => c.state === 'failed').length, 0);
 
-export function haltFor(status: RolloutStatus, reason: string, cluster: string | undefined, now: Date): RolloutStatus {
+export function haltFor(
+  status: RolloutStatus,
+  reason: string,
+  cluster: string | undefined,
+  now: Date,
+): RolloutStatus {
   if (status.phase === 'Halted' || status.phase === 'Aborted' || status.phase === 'Completed') return status;
-  return { ...status, phase: 'Halted', updatedAt: iso(now), halt: { reason, ...(cluster ? { cluster } : {}), at: iso(now) } };
+  return {
+    ...status,
+    phase: 'Halted',
+    updatedAt: iso(now),
+    halt: { reason, ...(cluster ? { cluster } : {}), at: iso(now) },
+  };
 }
 
 export function clusterFailed(
@@ -127,26 +153,38 @@ export function clusterFailed(
   policy: FailurePolicy,
   now: Date,
 ): RolloutStatus {
-  const next = withCluster(status, stage, id, { state: 'failed', reason, finishedAt: iso(now) }, now);
+  const next = patchCluster(status, stage, id, { state: 'failed', reason, finishedAt: iso(now) }, now);
   const n = failures(next);
   return n > policy.maxFailures
-    ? haltFor(next, `${n} cluster(s) failed, more than the ${policy.maxFailures} allowed; last: ${id}: ${reason}`, id, now)
+    ? haltFor(
+        next,
+        `${n} cluster(s) failed, more than the ${policy.maxFailures} allowed; last: ${id}: ${reason}`,
+        id,
+        now,
+      )
     : next;
 }
 
 export function clusterSucceeded(status: RolloutStatus, stage: string, id: string, now: Date): RolloutStatus {
-  return withCluster(status, stage, id, { state: 'succeeded', finishedAt: iso(now) }, now);
+  return patchCluster(status, stage, id, { state: 'succeeded', finishedAt: iso(now) }, now);
 }
 
 /**
  * The end of a stage's clusters. A cluster still in progress here had its failure go unrecorded (the
  * report itself failed): it counts as failed. Then the soak starts, or the halt stands.
  */
-export function endStage(status: RolloutStatus, stage: string, policy: FailurePolicy, now: Date): RolloutStatus {
+export function endStage(
+  status: RolloutStatus,
+  stage: string,
+  policy: FailurePolicy,
+  now: Date,
+): RolloutStatus {
   let next = status;
   for (const c of status.stages.find((s) => s.name === stage)?.clusters ?? [])
-    if (c.state === 'inProgress') next = clusterFailed(next, stage, c.id, 'its result was not recorded', policy, now);
-  if (next.phase === 'Halted' || next.phase === 'Aborted') return withStage(next, stage, (s) => ({ ...s, state: 'failed' }), now);
+    if (c.state === 'inProgress')
+      next = clusterFailed(next, stage, c.id, 'its result was not recorded', policy, now);
+  if (next.phase === 'Halted' || next.phase === 'Aborted')
+    return withStage(next, stage, (s) => ({ ...s, state: 'failed' }), now);
   const at = new Date(now.getTime() + (next.stages.find((s) => s.name === stage)?.soakSeconds ?? 0) * 1000);
   return withStage(next, stage, (s) => ({ ...s, state: 'soaking', soakUntil: iso(at) }), now);
 }
@@ -175,7 +213,12 @@ export function completed(status: RolloutStatus, now: Date): RolloutStatus {
 }
 
 /** A step failed outside any cluster (the plan, a stage's bookkeeping): the rollout halts. */
-export function failedRollout(status: RolloutStatus | undefined, generation: number, reason: string, now: Date): RolloutStatus {
+export function failedRollout(
+  status: RolloutStatus | undefined,
+  generation: number,
+  reason: string,
+  now: Date,
+): RolloutStatus {
   const base: RolloutStatus = status ?? { phase: 'Running', generation, updatedAt: iso(now), stages: [] };
   return haltFor(base, reason, undefined, now);
 }

@@ -12,7 +12,9 @@ export function snsNotifier(w: Wiring): Notifier {
   const topic = required(w.env, ENV.rolloutTopic);
   return {
     publish: async (subject, message) => {
-      await client.send(new PublishCommand({ TopicArn: topic, Subject: subjectOf(subject), Message: message }));
+      await client.send(
+        new PublishCommand({ TopicArn: topic, Subject: subjectOf(subject), Message: message }),
+      );
     },
   };
 }

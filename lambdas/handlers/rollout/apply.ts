@@ -8,6 +8,7 @@ import { PermanentError } from '../../core/errors.js';
 import { changeSatisfied, previewChange } from '../../core/rollout/change.js';
 import { validateRolloutSpec } from '../../core/rollout/schema.js';
 import { clusterOf, stopReason, withCluster } from '../../core/rollout/transitions.js';
+import { validateSpec } from '../../core/spec/validate.js';
 import { depsOf } from '../deps.js';
 import type { ClusterRun, ClusterStepInput } from './contracts.js';
 import { readRollout } from './read.js';
@@ -32,15 +33,31 @@ export async function rolloutApplyStep(input: ClusterStepInput): Promise<Cluster
   if (rec.status && clusterOf(rec.status, input.stage, input.cluster)?.state === 'succeeded')
     return { state: 'done' };
   const spec = validateRolloutSpec(rec.spec);
-  if (!spec.ok) throw new PermanentError(`rollout ${rec.id}: its spec no longer validates`, { remediation: SPEC_FIX });
+  if (!spec.ok)
+    throw new PermanentError(`rollout ${rec.id}: its spec no longer validates`, { remediation: SPEC_FIX });
   const cluster = await store.get(input.cluster);
-  if (!cluster) throw new PermanentError(`cluster ${input.cluster} has no record any more`, { remediation: SPEC_FIX });
+  if (!cluster)
+    throw new PermanentError(`cluster ${input.cluster} has no record any more`, { remediation: SPEC_FIX });
   let generation = cluster.generation;
   if (!changeSatisfied(cluster.spec, spec.spec.change)) {
     const p = previewChange(cluster.id, cluster.spec, spec.spec.change);
     if (!p.ok)
-      throw new PermanentError(p.issues.map((i) => `${i.path}: ${i.message}`).join('; '), { remediation: SPEC_FIX });
-    const written = await store.applySpec(cluster.id, p.spec, { expectedVersion: cluster.version, now: now() });
+      throw new PermanentError(p.issues.map((i) => `${i.field}: ${i.message}`).join('; '), {
+        remediation: SPEC_FIX,
+      });
+    const valid = validateSpec(p.spec);
+    if (!valid.ok)
+      throw new PermanentError(
+        valid.issues.map((i) => `${cluster.id}: ${i.field}: ${i.message}`).join('; '),
+        {
+          remediation: SPEC_FIX,
+        },
+      );
+    // Version-checked: a spec someone applied since the read is never overwritten with an old one.
+    const written = await store.applySpec(cluster.id, valid.spec, {
+      expectedVersion: cluster.version,
+      now: now(),
+    });
     generation = written.record.generation;
   }
   const startedAtMs = now().getTime();

@@ -13,7 +13,9 @@ import { initialStatus, plannedOf, resumed } from '../../core/rollout/transition
 import type { ClusterRecord } from '../../store/types.js';
 import { depsOf } from '../deps.js';
 import type { RolloutPlanInput, RolloutPlanOutput } from './contracts.js';
-import { readRollout, RolloutConflictError } from './read.js';
+import { RolloutConflictError, readRollout } from './read.js';
+
+const FIX = 'Fix the rollout (or the clusters), apply it again, and `cloudorch rollout resume` it.';
 
 async function allClusters(): Promise<ClusterRecord[]> {
   const { store } = depsOf('rolloutPlan');
@@ -33,7 +35,10 @@ export async function rolloutPlanStep(input: RolloutPlanInput): Promise<RolloutP
   const v = validateRolloutSpec(rec.spec);
   if (!v.ok)
     throw new PermanentError(
-      `rollout ${rec.id}: ${v.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      `rollout ${rec.id}: ${v.issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`,
+      {
+        remediation: FIX,
+      },
     );
   const frozen = rec.status?.generation === rec.generation ? plannedOf(rec.status) : undefined;
   const stages = frozen ?? (await freshStages(rec.id, v.spec));
@@ -58,16 +63,21 @@ async function freshStages(id: string, spec: Parameters<typeof planStages>[0]) {
     spec,
     records.map((r) => ({ id: r.id, labels: r.labels ?? {} })),
   );
-  if (!planned.ok) throw new PermanentError(`rollout ${id}: ${planned.error}`);
+  if (!planned.ok) throw new PermanentError(`rollout ${id}: ${planned.error}`, { remediation: FIX });
   const byId = new Map(records.map((r) => [r.id, r]));
   const problems: string[] = [];
   for (const cluster of planned.stages.flatMap((s) => s.clusters)) {
     const record = byId.get(cluster);
     if (record?.deletionRequestedAt) problems.push(`${cluster}: its deletion was requested`);
     const p = previewChange(cluster, record?.spec ?? {}, spec.change);
-    if (!p.ok) problems.push(...p.issues.map((i) => `${i.path}: ${i.message}`));
+    if (!p.ok) problems.push(...p.issues.map((i) => `${i.field}: ${i.message}`));
   }
   if (problems.length > 0)
-    throw new PermanentError(`rollout ${id}: the change does not apply to every cluster: ${problems.join('; ')}`);
+    throw new PermanentError(
+      `rollout ${id}: the change does not apply to every cluster: ${problems.join('; ')}`,
+      {
+        remediation: FIX,
+      },
+    );
   return planned.stages;
 }

@@ -19,6 +19,9 @@ export class RolloutConflictError extends domainError(
 
 export async function readRollout(rollouts: RolloutStore, id: string): Promise<RolloutRecord> {
   const rec = await rollouts.get(id);
-  if (!rec) throw new NotFoundError(`rollout ${id} does not exist`);
+  if (!rec)
+    throw new NotFoundError(`rollout ${id} does not exist`, {
+      remediation: 'Apply the CloudRollout, then start it again.',
+    });
   return rec;
 }

@@ -45,12 +45,16 @@ function causeOf(e: CaughtStepError): string {
 
 async function gate(d: Deps, rec: RolloutRecord, generation: number): Promise<GateOutput> {
   const stop = stopReason(rec, generation);
-  if (stop && rec.status?.phase === 'Halted') await notify(d, rec, `halted: ${rec.status.halt?.reason ?? stop}`);
+  if (stop && rec.status?.phase === 'Halted')
+    await notify(d, rec, `halted: ${rec.status.halt?.reason ?? stop}`);
   return { halted: stop !== undefined };
 }
 
 async function notify(d: Deps, rec: RolloutRecord, what: string): Promise<void> {
-  await d.notifier.publish(`CloudOrch rollout ${rec.id} ${what.split(':')[0]}`, `Rollout ${rec.id} (generation ${rec.generation}) ${what}.`);
+  await d.notifier.publish(
+    `CloudOrch rollout ${rec.id} ${what.split(':')[0]}`,
+    `Rollout ${rec.id} (generation ${rec.generation}) ${what}.`,
+  );
 }
 
 export async function rolloutReportStep(input: ReportInput): Promise<GateOutput | SoakOutput | null> {
@@ -59,7 +63,11 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
   const update = (f: Parameters<typeof rollouts.update>[1]) => rollouts.update(input.id, f, now());
   switch (input.event) {
     case 'stageStart': {
-      const rec = await update((r) => (!stopReason(r, input.generation) && r.status ? { status: startStage(r.status, input.stage, now()) } : undefined));
+      const rec = await update((r) =>
+        !stopReason(r, input.generation) && r.status
+          ? { status: startStage(r.status, input.stage, now()) }
+          : undefined,
+      );
       return gate(d, rec, input.generation);
     }
     case 'awaitApproval': {
@@ -67,34 +75,53 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
         r.status
           ? {
               status: approvalRequested(r.status, input.stage, input.when, now()),
-              approval: { stage: input.stage, when: input.when, token: input.token, requestedAt: now().toISOString() },
+              approval: {
+                stage: input.stage,
+                when: input.when,
+                token: input.token,
+                requestedAt: now().toISOString(),
+              },
             }
           : undefined,
       );
-      await notify(d, rec, `waits for approval ${input.when} stage ${input.stage}: cloudorch rollout approve ${rec.id} --stage ${input.stage}`);
+      await notify(
+        d,
+        rec,
+        `waits for approval ${input.when} stage ${input.stage}: cloudorch rollout approve ${rec.id} --stage ${input.stage}`,
+      );
       return null;
     }
     case 'approved': {
       const rec = await update((r) =>
-        r.status ? { status: approvedStage(r.status, input.stage, input.when, now()), clear: ['approval'] } : undefined,
+        r.status
+          ? { status: approvedStage(r.status, input.stage, input.when, now()), clear: ['approval'] }
+          : undefined,
       );
       return gate(d, rec, input.generation);
     }
     case 'stageEnd': {
       const pre = await readRollout(rollouts, input.id);
       const policy = policyOf(pre);
-      const rec = await update((r) => (r.status ? { status: endStage(r.status, input.stage, policy, now()) } : undefined));
+      const rec = await update((r) =>
+        r.status ? { status: endStage(r.status, input.stage, policy, now()) } : undefined,
+      );
       return gate(d, rec, input.generation);
     }
     case 'soak': {
-      const rec = await update((r) => (r.status ? { status: soakState(r.status, input.stage, now()).status } : undefined));
+      const rec = await update((r) =>
+        r.status ? { status: soakState(r.status, input.stage, now()).status } : undefined,
+      );
       return rec.status ? soakState(rec.status, input.stage, now()).output : { done: true, waitSeconds: 0 };
     }
     case 'clusterFailed': {
       const pre = await readRollout(rollouts, input.id);
       const policy = policyOf(pre);
       const reason = causeOf(input.error);
-      await update((r) => (r.status ? { status: clusterFailed(r.status, input.stage, input.cluster, reason, policy, now()) } : undefined));
+      await update((r) =>
+        r.status
+          ? { status: clusterFailed(r.status, input.stage, input.cluster, reason, policy, now()) }
+          : undefined,
+      );
       return null;
     }
     case 'complete': {
@@ -105,7 +132,7 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
     }
     case 'failed': {
       const reason = causeOf(input.error);
-      const rec = await update((r) => (r.status ? { status: failedRollout(r.status, reason, now()) } : undefined));
+      const rec = await update((r) => ({ status: failedRollout(r.status, r.generation, reason, now()) }));
       await notify(d, rec, `halted: ${reason}`);
       return null;
     }

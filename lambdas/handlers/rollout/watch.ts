@@ -25,7 +25,11 @@ export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
   const firing = policy.alarms.length > 0 ? await alarms.inAlarm(policy.alarms) : [];
   if (firing.length > 0) {
     const reason = `alarm ${firing.join(', ')} is in ALARM`;
-    await rollouts.update(rec.id, (r) => (r.status ? { status: haltFor(r.status, reason, input.cluster, now()) } : undefined), now());
+    await rollouts.update(
+      rec.id,
+      (r) => (r.status ? { status: haltFor(r.status, reason, input.cluster, now()) } : undefined),
+      now(),
+    );
   }
   const cluster = await store.get(input.cluster);
   const p = clusterProgress({
@@ -40,7 +44,10 @@ export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
     const reason = cluster ? p.reason : 'its record was deleted';
     await rollouts.update(
       rec.id,
-      (r) => (r.status ? { status: clusterFailed(r.status, input.stage, input.cluster, reason, policy, now()) } : undefined),
+      (r) =>
+        r.status
+          ? { status: clusterFailed(r.status, input.stage, input.cluster, reason, policy, now()) }
+          : undefined,
       now(),
     );
     return { state: 'failed', reason };
@@ -48,7 +55,8 @@ export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
   if (p.verdict === 'healthy') {
     await rollouts.update(
       rec.id,
-      (r) => (r.status ? { status: clusterSucceeded(r.status, input.stage, input.cluster, now()) } : undefined),
+      (r) =>
+        r.status ? { status: clusterSucceeded(r.status, input.stage, input.cluster, now()) } : undefined,
       now(),
     );
     return { state: 'succeeded' };

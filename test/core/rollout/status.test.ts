@@ -12,7 +12,7 @@ const planned: PlannedStage[] = [
 
 describe('initialStatus', () => {
   it('holds every stage and cluster, pending', () => {
-    expect(initialStatus(planned, NOW)).toEqual({
+    expect(initialStatus(1, planned, NOW)).toEqual({
       phase: 'Pending',
       stages: [
         {
@@ -38,7 +38,7 @@ describe('initialStatus', () => {
 
 describe('withCluster', () => {
   it('patches one cluster and leaves the given status alone', () => {
-    const before = initialStatus(planned, NOW);
+    const before = initialStatus(1, planned, NOW);
     const after = withCluster(before, 'rest', 'prod/c', {
       state: 'inProgress',
       generation: 7,
@@ -56,7 +56,7 @@ describe('withCluster', () => {
   });
 
   it('refuses a stage or cluster the status does not hold (a caller bug)', () => {
-    const s = initialStatus(planned, NOW);
+    const s = initialStatus(1, planned, NOW);
     expect(() => withCluster(s, 'nope', 'prod/a', {})).toThrow(InternalError);
     expect(() => withCluster(s, 'canary', 'prod/b', {})).toThrow(
       /stage canary of the rollout status has no cluster prod\/b/,
@@ -68,7 +68,7 @@ describe('shouldHalt', () => {
   const failed = (n: number) =>
     ['prod/b', 'prod/c']
       .slice(0, n)
-      .reduce((s, id) => withCluster(s, 'rest', id, { state: 'failed' }), initialStatus(planned, NOW));
+      .reduce((s, id) => withCluster(s, 'rest', id, { state: 'failed' }), initialStatus(1, planned, NOW));
 
   it.each([
     [0, 0, false],
@@ -82,7 +82,7 @@ describe('shouldHalt', () => {
 
 describe('summary', () => {
   it('names the phase, the current stage and the counts', () => {
-    let s = initialStatus(planned, NOW);
+    let s = initialStatus(1, planned, NOW);
     expect(summary(s)).toBe('Pending: stage 1/2 canary pending; 0/3 succeeded');
     s = withCluster(s, 'canary', 'prod/a', { state: 'succeeded' });
     s = {
@@ -98,7 +98,7 @@ describe('summary', () => {
   });
 
   it('says why a rollout halted, and when every stage is done', () => {
-    const s = initialStatus(planned, NOW);
+    const s = initialStatus(1, planned, NOW);
     const halted = { ...s, phase: 'Halted' as const, halt: { cluster: 'prod/c', reason: 'Ready False' } };
     expect(summary(halted)).toMatch(/^Halted: .*; halted: prod\/c: Ready False$/);
     const done = {
