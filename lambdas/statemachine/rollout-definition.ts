@@ -175,7 +175,7 @@ export function buildRolloutDefinition(opts: RolloutDefinitionOptions = DEFAULT_
     Comment: 'CloudOrch Rollout: one change across many clusters, stage by stage',
     StartAt: 'Plan',
     States: {
-      Plan: task('rolloutPlan', { 'id.$': '$.id' }, 'Stages', {
+      Plan: task('rolloutPlan', { 'id.$': '$.id', 'executionArn.$': '$$.Execution.Id' }, 'Stages', {
         ResultPath: '$.plan',
         Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReportFailure' }],
       }),

@@ -28,6 +28,8 @@ export interface RolloutRecord {
   readonly status?: RolloutStatus;
   readonly approval?: PendingApproval;
   readonly abortRequestedAt?: string;
+  /** The execution running this generation (the latest attempt). */
+  readonly executionArn?: string;
 }
 
 const str = z.string();
@@ -50,6 +52,7 @@ const itemSchema = z.looseObject({
     z.looseObject({ stage: str, when: z.enum(['before', 'after']), token: str, requestedAt: str }),
   ),
   abortRequestedAt: z.optional(str),
+  executionArn: z.optional(str),
 });
 
 export type ParsedRollout = { ok: true; record: RolloutRecord } | { ok: false; reason: string };

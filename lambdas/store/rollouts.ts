@@ -30,7 +30,7 @@ const lockId = (cluster: string) => `${LOCK_PREFIX}${cluster}`;
 const UPDATE_ATTEMPTS = 8;
 
 export type RolloutChange = Partial<
-  Pick<RolloutRecord, 'status' | 'approval' | 'abortRequestedAt' | 'attempt'>
+  Pick<RolloutRecord, 'status' | 'approval' | 'abortRequestedAt' | 'attempt' | 'executionArn'>
 > & { readonly clear?: readonly ('approval' | 'abortRequestedAt')[] };
 
 export interface RolloutPut {

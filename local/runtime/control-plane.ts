@@ -286,6 +286,15 @@ async function servePolicy(opts: ControlPlaneOptions, stops: Stops) {
   return served;
 }
 
+/** What only the local control plane hands its functions: the local sweep's invoker, the board. */
+function localMakers(board: RolloutBoard, sweeps: ReturnType<typeof localSweeps>) {
+  return {
+    shardInvoker: () => sweeps.invoker,
+    notifier: () => board.notifier,
+    alarms: () => board.alarms,
+  };
+}
+
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const stops: Stops = [];
   const stop = async () => {
@@ -297,9 +306,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const ddbClient = table.client;
 
     const sim = await startSimulator(opts, stops);
-
     const { bundlePath } = await servePolicy(opts, stops);
-
     const feed = new ChangeFeed({ tableName: TABLE, region: LOCAL_REGION });
     // dynalite has no streams: the feed mirrors the store client's writes instead.
     const fedStore = (w: WiringInput) => storeOn(feedWrites(ddbClient, feed), w.env);
@@ -312,13 +319,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     };
     const sweeps = localSweeps();
     const board = new RolloutBoard(opts.now);
-    const makers = {
-      ...ALL_MAKERS,
-      store: fedStore,
-      shardInvoker: () => sweeps.invoker,
-      notifier: () => board.notifier,
-      alarms: () => board.alarms,
-    };
+    const makers = { ...ALL_MAKERS, ...localMakers(board, sweeps), store: fedStore };
     const { deps, policy } = await installDeps(makers, wiring, opts, stops);
     const { store } = deps;
     // The stream trigger: every write reaches on-change, which filters out status-only changes.

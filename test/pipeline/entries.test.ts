@@ -15,6 +15,8 @@ process.env.CLOUDORCH_DEFAULT_CLUSTER_ROLE_ARN = 'arn:aws:iam::123456789012:role
 process.env.CLOUDORCH_DEFAULT_SUBNET_IDS = 'subnet-0a000001,subnet-0b000002';
 process.env.CLOUDORCH_SWEEP_SHARD_FUNCTION = 'cloudorch-sweep-shard';
 process.env.CLOUDORCH_COORDINATION_TABLE = 'cloudorch-coordination-test';
+process.env.CLOUDORCH_ROLLOUT_TABLE = 'cloudorch-rollouts-test';
+process.env.CLOUDORCH_ROLLOUT_TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:cloudorch-rollouts';
 
 /** Written out by hand, not derived from the catalog: a client that creeps into an entry fails here. */
 const CLIENTS: Record<FunctionKey, string[]> = {
@@ -30,6 +32,10 @@ const CLIENTS: Record<FunctionKey, string[]> = {
   sweepShard: ['store', 'provider', 'executions', 'shardLeases'],
   driftEvent: ['store', 'provider', 'executions'],
   reconcileNow: ['store', 'executions'],
+  rolloutPlan: ['store', 'rollouts'],
+  rolloutApply: ['store', 'rollouts'],
+  rolloutWatch: ['store', 'rollouts', 'alarms'],
+  rolloutReport: ['rollouts', 'notifier'],
 };
 
 const entry = (key: FunctionKey) => `../../lambdas/functions/${FUNCTIONS[key].entry.replace(/\.ts$/, '.js')}`;

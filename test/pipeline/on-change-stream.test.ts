@@ -88,6 +88,17 @@ it('starts executions for spec and deletion changes only, from real stream recor
     policy: { evaluate: refuse },
     shardInvoker: { invoke: refuse },
     shardLeases: { take: refuse, release: refuse },
+    rollouts: {
+      get: refuse,
+      put: refuse,
+      update: refuse,
+      list: refuse,
+      lock: refuse,
+      unlock: refuse,
+      holder: refuse,
+    },
+    notifier: { publish: refuse },
+    alarms: { inAlarm: refuse },
     executions: {
       async start(name) {
         const fresh = !started.includes(name);

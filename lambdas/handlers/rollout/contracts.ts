@@ -12,6 +12,8 @@ export interface RolloutRef {
 
 export interface RolloutPlanInput {
   readonly id: string;
+  /** This execution: `cloudorch rollout abort` stops it. */
+  readonly executionArn: string;
 }
 
 export interface RolloutPlanOutput extends RolloutRef {

@@ -50,6 +50,7 @@ export async function rolloutPlanStep(input: RolloutPlanInput): Promise<RolloutP
     (r) => ({
       status: frozen && r.status ? resumed(r.status, now()) : initialStatus(r.generation, stages, now()),
       attempt: r.attempt + 1,
+      executionArn: input.executionArn,
       clear: ['approval'],
     }),
     now(),

@@ -57,6 +57,51 @@ async function notify(d: Deps, rec: RolloutRecord, what: string): Promise<void> 
   );
 }
 
+type Event<E extends ReportInput['event']> = Extract<ReportInput, { event: E }>;
+
+/** Stores the token the stage waits on and tells people; the task stays open until approval. */
+async function awaitApproval(d: Deps, input: Event<'awaitApproval'>): Promise<null> {
+  const now = d.now();
+  const rec = await d.rollouts.update(
+    input.id,
+    (r) =>
+      r.status
+        ? {
+            status: approvalRequested(r.status, input.stage, input.when, now),
+            approval: {
+              stage: input.stage,
+              when: input.when,
+              token: input.token,
+              requestedAt: now.toISOString(),
+            },
+          }
+        : undefined,
+    now,
+  );
+  await notify(
+    d,
+    rec,
+    `waits for approval ${input.when} stage ${input.stage}: cloudorch rollout approve ${rec.id} --stage ${input.stage}`,
+  );
+  return null;
+}
+
+/** A cluster step failed in a way its iteration caught: the cluster failed, maybe the rollout halts. */
+async function failCluster(d: Deps, input: Event<'clusterFailed'>): Promise<null> {
+  const policy = policyOf(await readRollout(d.rollouts, input.id));
+  const reason = causeOf(input.error);
+  const now = d.now();
+  await d.rollouts.update(
+    input.id,
+    (r) =>
+      r.status
+        ? { status: clusterFailed(r.status, input.stage, input.cluster, reason, policy, now) }
+        : undefined,
+    now,
+  );
+  return null;
+}
+
 export async function rolloutReportStep(input: ReportInput): Promise<GateOutput | SoakOutput | null> {
   const d = depsOf('rolloutReport');
   const { rollouts, now } = d;
@@ -70,27 +115,8 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
       );
       return gate(d, rec, input.generation);
     }
-    case 'awaitApproval': {
-      const rec = await update((r) =>
-        r.status
-          ? {
-              status: approvalRequested(r.status, input.stage, input.when, now()),
-              approval: {
-                stage: input.stage,
-                when: input.when,
-                token: input.token,
-                requestedAt: now().toISOString(),
-              },
-            }
-          : undefined,
-      );
-      await notify(
-        d,
-        rec,
-        `waits for approval ${input.when} stage ${input.stage}: cloudorch rollout approve ${rec.id} --stage ${input.stage}`,
-      );
-      return null;
-    }
+    case 'awaitApproval':
+      return awaitApproval(d, input);
     case 'approved': {
       const rec = await update((r) =>
         r.status
@@ -113,17 +139,8 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
       );
       return rec.status ? soakState(rec.status, input.stage, now()).output : { done: true, waitSeconds: 0 };
     }
-    case 'clusterFailed': {
-      const pre = await readRollout(rollouts, input.id);
-      const policy = policyOf(pre);
-      const reason = causeOf(input.error);
-      await update((r) =>
-        r.status
-          ? { status: clusterFailed(r.status, input.stage, input.cluster, reason, policy, now()) }
-          : undefined,
-      );
-      return null;
-    }
+    case 'clusterFailed':
+      return failCluster(d, input);
     case 'complete': {
       const rec = await update((r) => (r.status ? { status: completed(r.status, now()) } : undefined));
       await rollouts.unlock(rec.id, rec.status?.stages.flatMap((s) => s.clusters.map((c) => c.id)) ?? []);

@@ -71,6 +71,17 @@ beforeEach(async () => {
     store,
     provider: { observe: refuse, apply: refuse },
     policy: { evaluate: refuse },
+    rollouts: {
+      get: refuse,
+      put: refuse,
+      update: refuse,
+      list: refuse,
+      lock: refuse,
+      unlock: refuse,
+      holder: refuse,
+    },
+    notifier: { publish: refuse },
+    alarms: { inAlarm: refuse },
     // Each start takes a second of the window: how a shard runs out of time here.
     executions: {
       async start(name) {
