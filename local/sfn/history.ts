@@ -137,6 +137,38 @@ function lowerFirst(s: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);
 }
 
+/**
+ * The Map events the library does not log, derived from the ones it does: MapStateSucceeded,
+ * MapStateFailed, and MapIterationAborted for the iterations a failed Map stopped.
+ */
+function mapTracker(): (e: ExecutionEvent) => Draft[] {
+  const running = new Map<string, Set<number>>(); // Map state -> iterations started, not ended
+  const failed = new Set<string>();
+  return (e) => {
+    if (e.type === 'MapIterationStarted') {
+      running.set(e.parentState.name, (running.get(e.parentState.name) ?? new Set()).add(e.index));
+    } else if (e.type === 'MapIterationSucceeded' || e.type === 'MapIterationFailed') {
+      running.get(e.parentState.name)?.delete(e.index);
+    }
+    if (!('state' in e) || e.state.type !== 'Map') return [];
+    const name = e.state.name;
+    const ms = e.timestamp;
+    if (e.type === 'StateEntered') failed.delete(name);
+    if (e.type === 'StateExited' && !failed.has(name)) return [{ type: 'MapStateSucceeded', ms }];
+    if (e.type !== 'StateFailed') return [];
+    failed.add(name);
+    const aborted = [...(running.get(name) ?? [])].map(
+      (index): Draft => ({
+        type: 'MapIterationAborted',
+        ms,
+        details: ['mapIterationAbortedEventDetails', { name, index }],
+      }),
+    );
+    running.delete(name);
+    return [...aborted, { type: 'MapStateFailed', ms }];
+  };
+}
+
 /** How the registry closed an execution the library's log does not end (StopExecution, timeout). */
 function closingDraft(execution: Execution): Draft[] {
   if (execution.stopMs === undefined) return [];
@@ -192,6 +224,7 @@ function drafts(execution: Execution, log: ExecutionLog): Draft[] {
   const leftovers = (): Draft[] =>
     [...queues.values()].flatMap((q) => q.splice(0).flat().flatMap(taskCallDrafts));
   const out: Draft[] = [];
+  const mapDrafts = mapTracker();
   // Per state, how many entries may still end an attempt (Map iterations run one state at once);
   // a caught failure's StateExited ends none.
   const open = new Map<string, number>();
@@ -209,7 +242,7 @@ function drafts(execution: Execution, log: ExecutionLog): Draft[] {
       if (e.type === 'StateExited') count(name, -1);
     }
     if (e.type === 'ExecutionSucceeded' || e.type === 'ExecutionFailed') out.push(...leftovers());
-    out.push(...eventDrafts(e));
+    out.push(...mapDrafts(e), ...eventDrafts(e));
   }
   out.push(...leftovers());
   out.push(...closingDraft(execution));
