@@ -241,4 +241,53 @@ describe('Map history', () => {
       await ep.close();
     }
   });
+
+  it('reports a failed iteration, the aborted ones and the failed Map before its Catch', async () => {
+    const a = approver();
+    const def = mapDefinition(
+      {
+        StartAt: 'Approve',
+        States: {
+          Approve: {
+            Type: 'Task',
+            Resource: CALLBACK_RESOURCE,
+            Parameters: { FunctionName: APPROVE_ARN, Payload: { 'token.$': '$$.Task.Token' } },
+            End: true,
+          },
+        },
+      },
+      { MaxConcurrency: 2 },
+    );
+    const ep = await startLocalSfnEndpoint({
+      stateMachines: [{ arn: MAP_SM_ARN, definition: def, handlers: a.handlers }],
+    });
+    const sfn = localSfnClient(ep.url);
+    try {
+      const { executionArn } = await sfn.send(
+        new StartExecutionCommand({ stateMachineArn: MAP_SM_ARN, input: JSON.stringify({ items: [1, 2] }) }),
+      );
+      const first = await a.next();
+      await a.next();
+      ep.taskTokens.fail(first.token, 'Rejected', 'no');
+      await ep.waitForExecution(executionArn!);
+      const { events } = await sfn.send(new GetExecutionHistoryCommand({ executionArn }));
+      const mapEvents = events!.map((e) => e.type).filter((t) => t?.startsWith('Map'));
+      expect(mapEvents).toEqual([
+        'MapStateEntered',
+        'MapIterationStarted',
+        'MapIterationStarted',
+        'MapIterationFailed',
+        'MapIterationAborted',
+        'MapStateFailed',
+        'MapStateExited',
+      ]);
+      expect(events!.find((e) => e.type === 'MapIterationAborted')?.mapIterationAbortedEventDetails).toEqual({
+        name: 'Each',
+        index: 1,
+      });
+    } finally {
+      sfn.destroy();
+      await ep.close();
+    }
+  });
 });
