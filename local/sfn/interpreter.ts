@@ -17,9 +17,22 @@ import {
   StateMachine,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
-import { DefinitionError, newWalk, prepareDefinition, type StateWalk } from './definition.js';
-import { asJson, runAttempt, type TaskCall, type TaskHandler, TOKEN_PLACEHOLDER } from './task-run.js';
-import { TaskTokenStore } from './task-tokens.js';
+import {
+  DefinitionError,
+  LIBRARY_TASK_TIMEOUT_SECONDS,
+  newWalk,
+  prepareDefinition,
+  type StateWalk,
+} from './definition.js';
+import {
+  type AttemptContext,
+  asJson,
+  runAttempt,
+  type TaskCall,
+  type TaskHandler,
+  TOKEN_PLACEHOLDER,
+} from './task-run.js';
+import { longTimer, TaskTokenStore } from './task-tokens.js';
 
 export { DefinitionError } from './definition.js';
 export type { TaskCall, TaskHandler } from './task-run.js';
@@ -110,6 +123,8 @@ export class LocalStateMachine {
   readonly taskTokens: TaskTokenStore;
   private readonly machine: StateMachine;
   private readonly walk: StateWalk;
+  /** A top-level TimeoutSeconds the library's single setTimeout cannot hold; enforced here. */
+  private readonly longExecutionTimeoutMs: number | undefined;
 
   constructor(
     definition: object | string,
@@ -129,6 +144,11 @@ export class LocalStateMachine {
     }
     this.walk = newWalk();
     const prepared = prepareDefinition(parsed, this.walk, 'definition', []);
+    const top = prepared['TimeoutSeconds'];
+    if (typeof top === 'number' && top > LIBRARY_TASK_TIMEOUT_SECONDS) {
+      delete prepared['TimeoutSeconds']; // the library's timer would fire at once
+      this.longExecutionTimeoutMs = top * 1000;
+    }
     for (const spec of this.walk.tasks.values()) {
       if (!options.handlers.has(spec.handlerKey)) {
         const what = spec.callback ? 'FunctionName' : 'Resource';
@@ -155,20 +175,20 @@ export class LocalStateMachine {
       const handler = handlers.get(spec.handlerKey)!;
       taskResourceLocalHandlers[state] = async (input: JsonValue): Promise<JsonValue> => {
         if (signal?.aborted) throw new AbortedBeforeInvoke('execution was stopped');
-        const track = (abandon: () => void): (() => void) => {
-          const entry = { state, abandon };
-          scope.attempts.add(entry);
-          return () => scope.attempts.delete(entry);
-        };
-        const ctx = { spec, handler, tokens: this.taskTokens, attempt: ++scope.count, track };
-        return (await runAttempt(
-          {
-            ...ctx,
-            ...(scope.owner !== undefined ? { owner: scope.owner } : {}),
-            ...(onTaskCall ? { onTaskCall } : {}),
+        const ctx: AttemptContext = {
+          spec,
+          handler,
+          tokens: this.taskTokens,
+          attempt: ++scope.count,
+          track: (abandon) => {
+            const entry = { state, abandon };
+            scope.attempts.add(entry);
+            return () => scope.attempts.delete(entry);
           },
-          input,
-        )) as JsonValue;
+          ...(scope.owner !== undefined ? { owner: scope.owner } : {}),
+          ...(onTaskCall ? { onTaskCall } : {}),
+        };
+        return (await runAttempt(ctx, input)) as JsonValue;
       };
     }
     const overrides: Overrides = { taskResourceLocalHandlers };
@@ -212,6 +232,15 @@ export class LocalStateMachine {
     const abandonAll = (): void => {
       for (const entry of scope.attempts) entry.abandon();
     };
+    let timedOut = false;
+    const cancelTimeout =
+      this.longExecutionTimeoutMs === undefined
+        ? () => {}
+        : longTimer(this.longExecutionTimeoutMs, () => {
+            timedOut = true;
+            execution.abort();
+            abandonAll();
+          });
     const onAbort = (): void => {
       execution.abort();
       abandonAll();
@@ -227,7 +256,7 @@ export class LocalStateMachine {
       .then(
         (output): RunOutcome => ({ status: 'SUCCEEDED', output }),
         (err: unknown): RunOutcome => {
-          if (err instanceof ExecutionAbortedError) return { status: 'ABORTED' };
+          if (err instanceof ExecutionAbortedError) return { status: timedOut ? 'TIMED_OUT' : 'ABORTED' };
           if (err instanceof ExecutionTimeoutError) return { status: 'TIMED_OUT' };
           // ExecutionError wraps the state error: its name is the ASL error, its message the Cause.
           const inner = err instanceof ExecutionError && err.cause instanceof Error ? err.cause : err;
@@ -237,6 +266,7 @@ export class LocalStateMachine {
       )
       .finally(() => {
         signal?.removeEventListener('abort', onAbort);
+        cancelTimeout();
         abandonAll();
       });
   }

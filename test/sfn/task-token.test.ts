@@ -224,6 +224,44 @@ describe('callback timeouts on a fake clock', () => {
   });
 });
 
+describe('a top-level TimeoutSeconds above 2^31-1 ms', () => {
+  const forever = (timeoutSeconds: number) => ({
+    TimeoutSeconds: timeoutSeconds,
+    StartAt: 'Day',
+    States: {
+      Day: { Type: 'Wait', Seconds: 86_400, Next: 'Again?' },
+      'Again?': {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.stop', IsPresent: true, Next: 'End' }],
+        Default: 'Day',
+      },
+      End: { Type: 'Succeed' },
+    },
+  });
+
+  it('does not end the execution at once', async () => {
+    const m = new LocalStateMachine(forever(99_999_999), { handlers: new Map() });
+    const stop = new AbortController();
+    const run = m.run({}, { signal: stop.signal });
+    await new Promise((r) => setTimeout(r, 30));
+    stop.abort();
+    expect(await run).toEqual({ status: 'ABORTED' });
+  });
+
+  it('still times the execution out when it elapses', async () => {
+    fakeClock();
+    const m = new LocalStateMachine(forever(3_000_000), { handlers: new Map() }); // about 35 days
+    let outcome: unknown;
+    void m.run({}).then((o) => {
+      outcome = o;
+    });
+    await vi.advanceTimersByTimeAsync(2_999_999_000);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(outcome).toEqual({ status: 'TIMED_OUT' });
+  });
+});
+
 describe('longTimer', () => {
   it('does not fire a delay above 2^31-1 ms at once, as a bare setTimeout would', async () => {
     let fired = false;
