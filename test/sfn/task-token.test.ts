@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DefinitionError, LocalStateMachine, type TaskHandler } from '../../local/sfn/interpreter.js';
 import { longTimer } from '../../local/sfn/task-tokens.js';
 import { APPROVE_ARN, approver, callbackDefinition, codeOf } from './callback-sample.js';
-import { STEP_ARN } from './sample.js';
+import { RECORD_ARN, STEP_ARN } from './sample.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -137,6 +137,52 @@ describe('callback Tasks (lambda:invoke.waitForTaskToken)', () => {
         message,
       );
     }
+  });
+});
+
+describe('callback Tasks inside a Parallel', () => {
+  it('a failed sibling branch closes the token of a waiting callback', async () => {
+    const a = approver();
+    const failing: TaskHandler = async () => {
+      throw Object.assign(new Error('broken'), { name: 'Broken' });
+    };
+    const callback = callbackDefinition().States.Approve;
+    const def = {
+      StartAt: 'Both',
+      States: {
+        Both: {
+          Type: 'Parallel',
+          Branches: [
+            {
+              StartAt: 'Approve',
+              States: { Approve: { ...callback, Catch: undefined, Next: undefined, End: true } },
+            },
+            { StartAt: 'Step', States: { Step: { Type: 'Task', Resource: STEP_ARN, End: true } } },
+          ],
+          Catch: [{ ErrorEquals: ['Broken'], ResultPath: '$.error', Next: 'Caught' }],
+          End: true,
+        },
+        Caught: { Type: 'Task', Resource: RECORD_ARN, ResultPath: null, End: true },
+      },
+    };
+    // The execution goes on after the catch, so only the failed Parallel can close the token.
+    let caughtEntered: () => void = () => {};
+    const entered = new Promise<void>((r) => (caughtEntered = r));
+    let finish: () => void = () => {};
+    const held: TaskHandler = () => {
+      caughtEntered();
+      return new Promise((r) => (finish = () => r({})));
+    };
+    const m = new LocalStateMachine(JSON.parse(JSON.stringify(def)), {
+      handlers: new Map([...a.handlers, [STEP_ARN, failing], [RECORD_ARN, held]]),
+    });
+    const run = m.run({ id: 'p1' });
+    const { token } = await a.next();
+    await entered;
+    await new Promise((r) => setTimeout(r, 0)); // the library's event log is delivered asynchronously
+    expect(codeOf(() => m.taskTokens.succeed(token, '{}'))).toBe('TaskDoesNotExist');
+    finish();
+    expect(await run).toMatchObject({ status: 'SUCCEEDED', output: { error: { Error: 'Broken' } } });
   });
 });
 
