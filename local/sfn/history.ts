@@ -195,15 +195,20 @@ function attemptsByEnd(calls: readonly TaskCall[]): Map<string, TaskCall[][]> {
   const byAttempt = new Map<number, TaskCall[]>();
   const endOrder: number[] = [];
   for (const c of calls) {
-    byAttempt.set(c.attempt, [...(byAttempt.get(c.attempt) ?? []), c]);
+    const records = byAttempt.get(c.attempt);
+    if (records) records.push(c);
+    else byAttempt.set(c.attempt, [c]);
     if (isEnd(c)) endOrder.push(c.attempt);
   }
-  const unfinished = [...byAttempt.keys()].filter((a) => !endOrder.includes(a));
+  const ended = new Set(endOrder);
+  const unfinished = [...byAttempt.keys()].filter((a) => !ended.has(a));
   const byState = new Map<string, TaskCall[][]>();
   for (const a of [...endOrder, ...unfinished]) {
     const records = byAttempt.get(a)!;
     const state = records[0]!.state;
-    byState.set(state, [...(byState.get(state) ?? []), records]);
+    const attempts = byState.get(state);
+    if (attempts) attempts.push(records);
+    else byState.set(state, [records]);
   }
   return byState;
 }
