@@ -1,6 +1,8 @@
 /**
  * A local Step Functions endpoint: StartExecution, DescribeExecution, ListExecutions,
- * StopExecution, GetExecutionHistory and the state machine descriptions over the AWS JSON 1.0 protocol, with Standard workflows' execution-name rules, so
+ * StopExecution, GetExecutionHistory, the state machine descriptions and the callback pattern's
+ * SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat over the AWS JSON 1.0 protocol, with
+ * Standard workflows' execution-name rules, so
  * an unmodified `SFNClient({ endpoint })` drives definitions run by the local interpreter.
  * Everything else answers UnknownOperationException: nothing is faked.
  *
@@ -18,6 +20,7 @@ import {
   type ExecutionStatus,
   snapshot,
 } from './registry.js';
+import type { TaskTokenStore } from './task-tokens.js';
 
 export { checkExecutionName } from './names.js';
 export type {
@@ -26,6 +29,7 @@ export type {
   ExecutionStatus,
   LocalStateMachineConfig,
 } from './registry.js';
+export type { OpenTaskInfo, TaskTokenStore } from './task-tokens.js';
 export { type SfnErrorCode, SfnServiceError } from './wire.js';
 
 export interface LocalSfnEndpointOptions extends ExecutionRegistryOptions {
@@ -51,6 +55,11 @@ export interface LocalSfnEndpoint {
    * Throws a RangeError when the log was dropped to bound memory.
    */
   events(executionArn: string): readonly ExecutionEvent[];
+  /**
+   * The callback tasks' tokens: `openTasks(executionArn?)` lists the open ones, and `succeed`,
+   * `fail` and `heartbeat` complete them in-process exactly as the API operations do.
+   */
+  taskTokens: TaskTokenStore;
 }
 
 export async function startLocalSfnEndpoint(options: LocalSfnEndpointOptions): Promise<LocalSfnEndpoint> {
@@ -72,5 +81,6 @@ export async function startLocalSfnEndpoint(options: LocalSfnEndpointOptions): P
     waitForExecution: (executionArn) => registry.waitForExecution(executionArn),
     waitForIdle: () => registry.waitForIdle(),
     events: (executionArn) => registry.events(executionArn),
+    taskTokens: registry.taskTokens,
   };
 }

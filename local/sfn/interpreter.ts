@@ -3,10 +3,11 @@
  * served by local async handlers instead of Lambda.
  *
  * Handlers are looked up by the Task's `Resource` (the plain Lambda function ARN that
- * `LambdaInvoke({ payloadResponseOnly: true })` produces), so the definition runs unmodified. A
- * handler's thrown error reaches Retry/Catch the way a Lambda function error does: its `name` is
- * the error name matched by `ErrorEquals`, and the Cause is the JSON `{errorType, errorMessage,
- * trace}` Lambda reports.
+ * `LambdaInvoke({ payloadResponseOnly: true })` produces), or for a callback Task
+ * (`arn:aws:states:::lambda:invoke.waitForTaskToken`) by its `Parameters.FunctionName`; task-run.ts
+ * says how each runs and times out. A handler's thrown error reaches Retry/Catch the way a Lambda
+ * function error does: its `name` is the error name matched by `ErrorEquals`, and the Cause is the
+ * JSON `{errorType, errorMessage, trace}` Lambda reports.
  */
 import {
   ExecutionAbortedError,
@@ -16,9 +17,26 @@ import {
   StateMachine,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
+import {
+  DefinitionError,
+  LIBRARY_TASK_TIMEOUT_SECONDS,
+  newWalk,
+  prepareDefinition,
+  type StateWalk,
+} from './definition.js';
+import {
+  type AttemptContext,
+  asJson,
+  runAttempt,
+  type TaskCall,
+  type TaskHandler,
+  TOKEN_PLACEHOLDER,
+} from './task-run.js';
+import { longTimer, TaskTokenStore } from './task-tokens.js';
 
-/** A Task handler: receives the state's effective input, returns its result (both JSON). */
-export type TaskHandler = (input: unknown) => Promise<unknown>;
+export { DefinitionError } from './definition.js';
+export type { TaskCall, TaskHandler } from './task-run.js';
+export { TaskTokenStore } from './task-tokens.js';
 
 /** One entry of the library's event log (StateEntered, StateRetried, StateCaught, ...). */
 export type ExecutionEvent =
@@ -29,8 +47,13 @@ type LocalHandlers = NonNullable<Overrides['taskResourceLocalHandlers']>;
 type JsonValue = Parameters<LocalHandlers[string]>[0];
 
 export interface InterpreterOptions {
-  /** Task `Resource` -> handler. Every Task state needs one: nothing is ever sent to real Lambda. */
+  /**
+   * Task `Resource` (a callback Task: its `Parameters.FunctionName`) -> handler. Every Task needs
+   * one: nothing is ever sent to real Lambda.
+   */
   handlers: ReadonlyMap<string, TaskHandler>;
+  /** Where callback Tasks open their task tokens; share one to complete tokens of several machines. */
+  taskTokens?: TaskTokenStore;
   /**
    * Multiplier for Wait states with a fixed `Seconds`: a wait of S seconds lasts S*1000*waitScale
    * ms. 1 (default) is real time. `SecondsPath`, `Timestamp` and `TimestampPath` waits are not
@@ -58,24 +81,12 @@ export interface RunOptionsLocal {
   onTaskCall?: (call: TaskCall) => void;
 }
 
-/** One Task handler invocation or its result, as GetExecutionHistory's task events report it. */
-export type TaskCall = { state: string; resource: string; timestamp: number } & (
-  | { phase: 'invoked'; input: unknown }
-  | { phase: 'succeeded'; output: unknown }
-  | { phase: 'failed'; error: string; cause: string }
-);
-
 /** How an execution ended; mirrors DescribeExecution's status/output/error/cause. */
 export type RunOutcome =
   | { status: 'SUCCEEDED'; output: unknown }
   | { status: 'FAILED'; error: string; cause: string }
   | { status: 'ABORTED' }
   | { status: 'TIMED_OUT' };
-
-/** The definition cannot run locally (invalid ASL, missing handler, ambiguous state name). */
-export class DefinitionError extends Error {
-  override readonly name = 'DefinitionError';
-}
 
 /**
  * Thrown instead of calling a handler once the execution was aborted. The library re-enters a
@@ -89,77 +100,31 @@ class AbortedBeforeInvoke extends Error {
   readonly isCatchable = false;
 }
 
-interface StateWalk {
-  tasks: Map<string, string>; // state name -> Resource
-  fixedWaits: Map<string, number>; // state name -> Seconds
-  dynamicWaits: Set<string>;
-  retryable: Set<string>;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Walks every state, including Parallel branches and Map iterators (the library keys overrides by state name). */
-function walkStates(definition: unknown, acc: StateWalk, where: string): void {
-  if (!isRecord(definition) || !isRecord(definition['States'])) {
-    throw new DefinitionError(`${where}: a state machine needs a States object`);
-  }
-  for (const [name, state] of Object.entries(definition['States'])) {
-    if (!isRecord(state)) throw new DefinitionError(`${where}: state ${name} is not an object`);
-    const type = state['Type'];
-    if (Array.isArray(state['Retry']) && state['Retry'].length > 0) acc.retryable.add(name);
-    if (type === 'Task') {
-      const resource = state['Resource'];
-      if (typeof resource !== 'string') throw new DefinitionError(`Task ${name} has no Resource string`);
-      const seen = acc.tasks.get(name);
-      if (seen !== undefined && seen !== resource) {
-        // Overrides are per state name across all branches; two Tasks sharing a name would share a handler.
-        throw new DefinitionError(`Task name ${name} is used for two Resources (${seen}, ${resource})`);
-      }
-      acc.tasks.set(name, resource);
-    } else if (type === 'Wait') {
-      if (typeof state['Seconds'] === 'number') acc.fixedWaits.set(name, state['Seconds']);
-      else acc.dynamicWaits.add(name);
-    } else if (type === 'Parallel') {
-      const branches = state['Branches'];
-      if (!Array.isArray(branches)) throw new DefinitionError(`Parallel ${name} has no Branches`);
-      branches.forEach((b, i) => {
-        walkStates(b, acc, `${name}.Branches[${i}]`);
-      });
-    } else if (type === 'Map') {
-      const inner = state['ItemProcessor'] ?? state['Iterator'];
-      walkStates(inner, acc, `${name}.ItemProcessor`);
-    }
-  }
-}
-
-/** Round-trips through JSON, as the Lambda invoke boundary does (Dates become strings, undefined null). */
-function asJson(value: unknown): JsonValue {
-  if (value === undefined) return null;
-  return JSON.parse(JSON.stringify(value)) as JsonValue;
-}
-
-/** Converts what a handler threw into what Lambda would report: errorType = error.name. */
-function toFunctionError(thrown: unknown): Error {
-  const errorType = thrown instanceof Error ? thrown.name : 'Error';
-  const errorMessage = thrown instanceof Error ? thrown.message : String(thrown);
-  const trace = thrown instanceof Error && thrown.stack ? thrown.stack.split('\n') : [];
-  const reported = new Error(JSON.stringify({ errorType, errorMessage, trace }));
-  reported.name = errorType;
-  return reported;
-}
-
 function nonNegative(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
     throw new RangeError(`${name} must be a finite number >= 0, got ${value}`);
   }
 }
 
+/** The callback attempts one run is waiting on, so they can be abandoned when nobody waits anymore. */
+interface RunScope {
+  owner?: string;
+  attempts: Set<{ state: string; abandon: () => void }>;
+  count: number;
+}
+
+function newScope(owner?: string): RunScope {
+  return { ...(owner !== undefined ? { owner } : {}), attempts: new Set(), count: 0 };
+}
+
 /** A definition checked and prepared once, run many times. */
 export class LocalStateMachine {
+  /** Where this machine's callback Tasks open their task tokens. */
+  readonly taskTokens: TaskTokenStore;
   private readonly machine: StateMachine;
   private readonly walk: StateWalk;
+  /** A top-level TimeoutSeconds the library's single setTimeout cannot hold; enforced here. */
+  private readonly longExecutionTimeoutMs: number | undefined;
 
   constructor(
     definition: object | string,
@@ -168,6 +133,7 @@ export class LocalStateMachine {
     nonNegative('waitScale', options.waitScale);
     nonNegative('dynamicWaitMs', options.dynamicWaitMs);
     nonNegative('retryIntervalMs', options.retryIntervalMs);
+    this.taskTokens = options.taskTokens ?? new TaskTokenStore();
     let parsed: unknown = definition;
     if (typeof definition === 'string') {
       try {
@@ -176,43 +142,53 @@ export class LocalStateMachine {
         throw new DefinitionError(`definition is not JSON: ${(e as Error).message}`);
       }
     }
-    this.walk = { tasks: new Map(), fixedWaits: new Map(), dynamicWaits: new Set(), retryable: new Set() };
-    walkStates(parsed, this.walk, 'definition');
-    for (const [state, resource] of this.walk.tasks) {
-      if (!options.handlers.has(resource)) {
-        throw new DefinitionError(`no handler for Task ${state} (Resource ${resource})`);
+    this.walk = newWalk();
+    const prepared = prepareDefinition(parsed, this.walk, 'definition', []);
+    const top = prepared['TimeoutSeconds'];
+    if (typeof top === 'number' && top > LIBRARY_TASK_TIMEOUT_SECONDS) {
+      delete prepared['TimeoutSeconds']; // the library's timer would fire at once
+      this.longExecutionTimeoutMs = top * 1000;
+    }
+    for (const spec of this.walk.tasks.values()) {
+      if (!options.handlers.has(spec.handlerKey)) {
+        const what = spec.callback ? 'FunctionName' : 'Resource';
+        throw new DefinitionError(`no handler for Task ${spec.state} (${what} ${spec.handlerKey})`);
       }
     }
     try {
-      // The library validates with asl-validator (ARNs and paths checked).
-      this.machine = new StateMachine(parsed as StateMachineDefinition);
+      // The library validates the definition as written with asl-validator (ARNs and paths
+      // checked), then runs the prepared copy.
+      new StateMachine(parsed as StateMachineDefinition);
+      this.machine = new StateMachine(prepared as unknown as StateMachineDefinition, {
+        validationOptions: { noValidate: true },
+      });
     } catch (e) {
       throw new DefinitionError((e as Error).message);
     }
   }
 
   /** The library overrides this machine runs with; exported for inspection in tests. */
-  overrides(signal?: AbortSignal, onTaskCall?: (call: TaskCall) => void): Overrides {
+  overrides(signal?: AbortSignal, onTaskCall?: (call: TaskCall) => void, scope = newScope()): Overrides {
     const { handlers, waitScale = 1, dynamicWaitMs, retryIntervalMs } = this.options;
     const taskResourceLocalHandlers: LocalHandlers = {};
-    for (const [state, resource] of this.walk.tasks) {
-      const handler = handlers.get(resource)!;
+    for (const [state, spec] of this.walk.tasks) {
+      const handler = handlers.get(spec.handlerKey)!;
       taskResourceLocalHandlers[state] = async (input: JsonValue): Promise<JsonValue> => {
         if (signal?.aborted) throw new AbortedBeforeInvoke('execution was stopped');
-        const call = { state, resource };
-        const json = asJson(input);
-        onTaskCall?.({ ...call, timestamp: Date.now(), phase: 'invoked', input: json });
-        let result: JsonValue;
-        try {
-          result = asJson(await handler(json));
-        } catch (thrown) {
-          const reported = toFunctionError(thrown);
-          const failed = { error: reported.name, cause: reported.message };
-          onTaskCall?.({ ...call, timestamp: Date.now(), phase: 'failed', ...failed });
-          throw reported;
-        }
-        onTaskCall?.({ ...call, timestamp: Date.now(), phase: 'succeeded', output: result });
-        return result;
+        const ctx: AttemptContext = {
+          spec,
+          handler,
+          tokens: this.taskTokens,
+          attempt: ++scope.count,
+          track: (abandon) => {
+            const entry = { state, abandon };
+            scope.attempts.add(entry);
+            return () => scope.attempts.delete(entry);
+          },
+          ...(scope.owner !== undefined ? { owner: scope.owner } : {}),
+          ...(onTaskCall ? { onTaskCall } : {}),
+        };
+        return (await runAttempt(ctx, input)) as JsonValue;
       };
     }
     const overrides: Overrides = { taskResourceLocalHandlers };
@@ -231,26 +207,56 @@ export class LocalStateMachine {
     return overrides;
   }
 
+  /**
+   * A failed Map or Parallel aborts its other iterations or branches without telling their Tasks:
+   * the callbacks they wait on are abandoned, so their tokens close.
+   */
+  private abandonInside(scope: RunScope, event: ExecutionEvent): void {
+    if (event.type !== 'StateFailed' || (event.state.type !== 'Map' && event.state.type !== 'Parallel'))
+      return;
+    for (const entry of scope.attempts) {
+      if (this.walk.enclosing.get(entry.state)?.has(event.state.name)) entry.abandon();
+    }
+  }
+
   /** Starts an execution; the promise settles with its outcome (it never rejects for ASL failures). */
   run(input: unknown, opts: RunOptionsLocal = {}): Promise<RunOutcome> {
     const { signal, context, onEvent, onTaskCall } = opts;
     if (signal?.aborted) return Promise.resolve({ status: 'ABORTED' });
+    const scope = newScope(context?.Execution?.['Id']);
     const execution = this.machine.run(asJson(input), {
-      overrides: this.overrides(signal, onTaskCall),
-      ...(context ? { context } : {}),
+      overrides: this.overrides(signal, onTaskCall, scope),
+      // `$$.Task.Token` evaluates to a placeholder each callback attempt replaces with its token.
+      context: { ...context, Task: { Token: TOKEN_PLACEHOLDER } },
     });
-    const onAbort = (): void => execution.abort();
+    const abandonAll = (): void => {
+      for (const entry of scope.attempts) entry.abandon();
+    };
+    let timedOut = false;
+    const cancelTimeout =
+      this.longExecutionTimeoutMs === undefined
+        ? () => {}
+        : longTimer(this.longExecutionTimeoutMs, () => {
+            timedOut = true;
+            execution.abort();
+            abandonAll();
+          });
+    const onAbort = (): void => {
+      execution.abort();
+      abandonAll();
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
-    if (onEvent) {
-      void (async () => {
-        for await (const event of execution.eventLogs) onEvent(event);
-      })();
-    }
+    void (async () => {
+      for await (const event of execution.eventLogs) {
+        this.abandonInside(scope, event);
+        onEvent?.(event);
+      }
+    })();
     return execution.result
       .then(
         (output): RunOutcome => ({ status: 'SUCCEEDED', output }),
         (err: unknown): RunOutcome => {
-          if (err instanceof ExecutionAbortedError) return { status: 'ABORTED' };
+          if (err instanceof ExecutionAbortedError) return { status: timedOut ? 'TIMED_OUT' : 'ABORTED' };
           if (err instanceof ExecutionTimeoutError) return { status: 'TIMED_OUT' };
           // ExecutionError wraps the state error: its name is the ASL error, its message the Cause.
           const inner = err instanceof ExecutionError && err.cause instanceof Error ? err.cause : err;
@@ -258,6 +264,10 @@ export class LocalStateMachine {
           return { status: 'FAILED', error: 'States.Runtime', cause: String(inner) };
         },
       )
-      .finally(() => signal?.removeEventListener('abort', onAbort));
+      .finally(() => {
+        signal?.removeEventListener('abort', onAbort);
+        cancelTimeout();
+        abandonAll();
+      });
   }
 }

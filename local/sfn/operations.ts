@@ -181,6 +181,25 @@ function stopExecution(registry: ExecutionRegistry, body: Body): Body {
   return { stopDate: toEpochSeconds(r.stopMs!) };
 }
 
+/** SendTaskSuccess: completes a callback Task with `output` (a JSON string) as its result. */
+function sendTaskSuccess(registry: ExecutionRegistry, body: Body): Body {
+  registry.taskTokens.succeed(requiredString(body, 'taskToken'), requiredString(body, 'output'));
+  return {};
+}
+
+/** SendTaskFailure: fails a callback Task with `error` and `cause`, which its Retry and Catch see. */
+function sendTaskFailure(registry: ExecutionRegistry, body: Body): Body {
+  const token = requiredString(body, 'taskToken');
+  registry.taskTokens.fail(token, optionalString(body, 'error'), optionalString(body, 'cause'));
+  return {};
+}
+
+/** SendTaskHeartbeat: restarts a callback Task's HeartbeatSeconds clock. */
+function sendTaskHeartbeat(registry: ExecutionRegistry, body: Body): Body {
+  registry.taskTokens.heartbeat(requiredString(body, 'taskToken'));
+  return {};
+}
+
 /** Operation name (the `X-Amz-Target` suffix) -> implementation; anything absent is UnknownOperationException. */
 export const OPERATIONS: Readonly<Record<string, Operation>> = {
   StartExecution: startExecution,
@@ -191,4 +210,7 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
   DescribeStateMachine: describeStateMachine,
   DescribeStateMachineForExecution: describeStateMachineForExecution,
   ListStateMachines: listStateMachines,
+  SendTaskSuccess: sendTaskSuccess,
+  SendTaskFailure: sendTaskFailure,
+  SendTaskHeartbeat: sendTaskHeartbeat,
 };

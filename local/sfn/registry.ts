@@ -12,6 +12,7 @@ import {
   type TaskHandler,
 } from './interpreter.js';
 import { checkExecutionName, EXECUTION_ARN, STATE_MACHINE_ARN } from './names.js';
+import { TaskTokenStore } from './task-tokens.js';
 import { SfnServiceError } from './wire.js';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
@@ -20,7 +21,7 @@ export interface LocalStateMachineConfig {
   /** `arn:aws:states:<region>:<account>:stateMachine:<name>`; region and account name its executions. */
   arn: string;
   definition: object | string;
-  /** Task `Resource` (Lambda function ARN) -> in-process handler. */
+  /** Task `Resource` (Lambda function ARN; a callback Task's FunctionName) -> in-process handler. */
   handlers: ReadonlyMap<string, TaskHandler>;
   /** Per-machine overrides of the endpoint-wide timing options. */
   waitScale?: number;
@@ -121,12 +122,16 @@ export function snapshot(r: Execution): ExecutionSnapshot {
   };
 }
 
-function machineEntry(sm: LocalStateMachineConfig, options: ExecutionRegistryOptions): MachineEntry {
+function machineEntry(
+  sm: LocalStateMachineConfig,
+  options: ExecutionRegistryOptions,
+  taskTokens: TaskTokenStore,
+): MachineEntry {
   const m = STATE_MACHINE_ARN.exec(sm.arn);
   if (!m) throw new RangeError(`not a state machine ARN: ${sm.arn}`);
   const [, partition, region, account, name] = m as unknown as [string, string, string, string, string];
   checkExecutionName(name); // state machine names follow the same character rules
-  const interpreterOptions: InterpreterOptions = { handlers: sm.handlers };
+  const interpreterOptions: InterpreterOptions = { handlers: sm.handlers, taskTokens };
   const waitScale = sm.waitScale ?? options.waitScale;
   const dynamicWaitMs = sm.dynamicWaitMs ?? options.dynamicWaitMs;
   const retryIntervalMs = sm.retryIntervalMs ?? options.retryIntervalMs;
@@ -143,6 +148,8 @@ function executionDoesNotExist(arn: string): SfnServiceError {
 }
 
 export class ExecutionRegistry {
+  /** Every machine's callback task tokens: SendTaskSuccess, SendTaskFailure, SendTaskHeartbeat. */
+  readonly taskTokens = new TaskTokenStore();
   private readonly machines = new Map<string, MachineEntry>();
   // Insertion order is start order, so the first closed entries are the oldest.
   private readonly records = new Map<string, ExecutionRecord>();
@@ -160,7 +167,7 @@ export class ExecutionRegistry {
     this.maxEvents = options.maxEventsPerExecution ?? 5_000;
     this.maxClosedLogs = options.maxClosedEventLogs ?? 200;
     for (const sm of options.stateMachines) {
-      const entry = machineEntry(sm, options);
+      const entry = machineEntry(sm, options, this.taskTokens);
       if (this.machines.has(sm.arn)) throw new RangeError(`state machine ${sm.arn} is configured twice`);
       this.machines.set(sm.arn, entry);
     }
@@ -331,6 +338,7 @@ export class ExecutionRegistry {
       this.totals.aborted++;
     }
     r.abort.abort();
+    this.taskTokens.closeOwner(r.arn); // a closed execution waits for no callback
     r.markDone();
     this.closedWithLogs.push(r);
     while (this.closedWithLogs.length > this.maxClosedLogs) {
