@@ -1,0 +1,112 @@
+/**
+ * What a person does to a rollout, shared by the CLI and the tests: start it (an execution of the
+ * Rollout machine for its generation), approve the stage that waits (the task token on the record
+ * resumes the execution), resume a halted one, abort one. Each refuses, naming why, when the rollout
+ * is not in a state where the action means anything.
+ */
+import {
+  ExecutionDoesNotExist,
+  SendTaskSuccessCommand,
+  type SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { domainError } from '../../lambdas/core/errors.js';
+import { aborted } from '../../lambdas/core/rollout/transitions.js';
+import type { RolloutRecord, RolloutStore } from '../../lambdas/store/rollouts.js';
+
+export class RolloutActionError extends domainError(
+  'RolloutActionError',
+  'Permanent',
+  '`cloudorch rollout describe NAME` shows what the rollout is doing.',
+) {}
+
+export interface RolloutControl {
+  readonly rollouts: RolloutStore;
+  readonly sfn: SFNClient;
+  readonly stateMachineArn: string;
+  readonly now: () => Date;
+}
+
+async function read(c: RolloutControl, id: string): Promise<RolloutRecord> {
+  const r = await c.rollouts.get(id);
+  if (!r) throw new RolloutActionError(`rollout ${id} does not exist`);
+  return r;
+}
+
+/** Execution names are unique per machine: one per generation and attempt makes a start idempotent. */
+function executionName(r: RolloutRecord): string {
+  return `${r.id.replace('/', '-')}-g${r.generation}-a${r.attempt + 1}`.slice(0, 80);
+}
+
+export async function startRollout(c: RolloutControl, id: string): Promise<{ executionArn: string }> {
+  const r = await read(c, id);
+  const out = await c.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: c.stateMachineArn,
+      name: executionName(r),
+      input: JSON.stringify({ id }),
+    }),
+  );
+  return { executionArn: out.executionArn ?? '' };
+}
+
+/** Hands the waiting stage's token back; `stage`, when given, must be the stage that waits. */
+export async function approveRollout(c: RolloutControl, id: string, stage?: string): Promise<string> {
+  const r = await read(c, id);
+  const a = r.approval;
+  if (!a)
+    throw new RolloutActionError(
+      `rollout ${id} is not waiting for an approval (${r.status?.phase ?? 'not started'})`,
+    );
+  if (stage !== undefined && stage !== a.stage)
+    throw new RolloutActionError(
+      `rollout ${id} waits for approval ${a.when} stage ${a.stage}, not stage ${stage}`,
+    );
+  const output = JSON.stringify({ approvedAt: c.now().toISOString(), stage: a.stage, when: a.when });
+  await c.sfn.send(new SendTaskSuccessCommand({ taskToken: a.token, output }));
+  return `approved ${a.when} stage ${a.stage}`;
+}
+
+export async function resumeRollout(c: RolloutControl, id: string): Promise<{ executionArn: string }> {
+  const r = await read(c, id);
+  const phase = r.status?.phase;
+  if (phase !== 'Halted')
+    throw new RolloutActionError(`rollout ${id} is ${phase ?? 'not started'}: only a halted rollout resumes`);
+  return startRollout(c, id);
+}
+
+/**
+ * Stops the execution and marks the rollout Aborted. Clusters stay where they are: a change already
+ * written stays written (a Kubernetes version cannot go back), and the status says which got it.
+ */
+export async function abortRollout(c: RolloutControl, id: string): Promise<RolloutRecord> {
+  const r = await read(c, id);
+  if (r.status?.phase === 'Completed' || r.status?.phase === 'Aborted')
+    throw new RolloutActionError(`rollout ${id} is already ${r.status.phase}`);
+  const now = c.now();
+  const done = await c.rollouts.update(
+    id,
+    (x) => ({
+      abortRequestedAt: now.toISOString(),
+      clear: ['approval'],
+      ...(x.status ? { status: aborted(x.status, now) } : {}),
+    }),
+    now,
+  );
+  if (r.executionArn)
+    await c.sfn
+      .send(
+        new StopExecutionCommand({
+          executionArn: r.executionArn,
+          error: 'RolloutAborted',
+          cause: 'Aborted by `cloudorch rollout abort`; clusters stay where they are.',
+        }),
+      )
+      .catch((err: unknown) => {
+        // An execution that already ended has nothing to stop.
+        if (!(err instanceof ExecutionDoesNotExist)) throw err;
+      });
+  await c.rollouts.unlock(id, done.status?.stages.flatMap((s) => s.clusters.map((x) => x.id)) ?? []);
+  return done;
+}
