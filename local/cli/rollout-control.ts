@@ -26,6 +26,8 @@ export interface RolloutControl {
   readonly sfn: SFNClient;
   readonly stateMachineArn: string;
   readonly now: () => Date;
+  /** A manual reconcile of one cluster (what `cloudorch reconcile` does): resume retries failed ones. */
+  readonly reconcile: (clusterId: string) => Promise<void>;
 }
 
 async function read(c: RolloutControl, id: string): Promise<RolloutRecord> {
@@ -68,11 +70,18 @@ export async function approveRollout(c: RolloutControl, id: string, stage?: stri
   return `approved ${a.when} stage ${a.stage}`;
 }
 
+/**
+ * Starts the next attempt of a halted rollout. Its failed clusters get a manual reconcile first: a
+ * failed EKS update is held back until one (the fault is presumed cleared), and the new attempt
+ * watches them again.
+ */
 export async function resumeRollout(c: RolloutControl, id: string): Promise<{ executionArn: string }> {
   const r = await read(c, id);
   const phase = r.status?.phase;
   if (phase !== 'Halted')
     throw new RolloutActionError(`rollout ${id} is ${phase ?? 'not started'}: only a halted rollout resumes`);
+  for (const s of r.status?.stages ?? [])
+    for (const cl of s.clusters) if (cl.state === 'failed') await c.reconcile(cl.id);
   return startRollout(c, id);
 }
 

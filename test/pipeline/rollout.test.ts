@@ -7,7 +7,14 @@ import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutSpecInput } from '../../lambdas/core/rollout/schema.js';
 import type { RolloutStatus } from '../../lambdas/core/rollout/status.js';
-import { approveRollout, type RolloutControl, startRollout } from '../../local/cli/rollout-control.js';
+import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
+import {
+  abortRollout,
+  approveRollout,
+  type RolloutControl,
+  resumeRollout,
+  startRollout,
+} from '../../local/cli/rollout-control.js';
 import { type Harness, LOCAL_CREDENTIALS, simCluster, spec, startHarness } from './support.js';
 
 let h: Harness;
@@ -28,6 +35,9 @@ beforeAll(async () => {
     sfn,
     stateMachineArn: h.cp.rolloutStateMachineArn,
     now: () => new Date(),
+    reconcile: async (id) => {
+      await reconcileNow({ id });
+    },
   };
   for (const c of RINGS)
     await h.cp.store.applySpec(`fleet/${c.name}`, spec(c.name, { kubernetesVersion: '1.33' }), {
@@ -124,5 +134,124 @@ describe('a rollout across 12 clusters in 3 stages', () => {
     expect(peakConcurrency(status, 'prod')).toBeGreaterThan(1);
     expect(h.cp.board.notifications.at(-1)?.subject).toMatch(/completed/);
     expect(await h.cp.deps.rollouts.holder('fleet/prod-0')).toBeUndefined();
+  }, 120_000);
+});
+
+const rollout = (id: string) => h.cp.deps.rollouts.get(id);
+const statusOf = async (id: string) => (await rollout(id))?.status as RolloutStatus;
+const clustersIn = (s: RolloutStatus, stage: string) =>
+  s.stages.find((x) => x.name === stage)?.clusters ?? [];
+
+async function begin(id: string, over: Partial<RolloutSpecInput>): Promise<string> {
+  await h.cp.deps.rollouts.put(id, { ...THREE_STAGES, ...over } as Record<string, unknown>, new Date());
+  return (await startRollout(control, id)).executionArn;
+}
+
+/** Approves every stage that waits, until the execution ends. */
+async function approveAll(id: string, executionArn: string): Promise<string> {
+  return until('the execution to end, approving as it goes', async () => {
+    const r = await rollout(id);
+    if (r?.approval) await approveRollout(control, id);
+    const d = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    return d.status === 'RUNNING' ? undefined : (d.status ?? 'UNKNOWN');
+  });
+}
+
+describe('a rollout that meets trouble', () => {
+  it('halts on an EKS failure in stage 2, leaves the rest untouched, and completes on resume once the fault clears', async () => {
+    await h.cp.simAdmin.failNextUpdate('test-1', 'InsufficientFreeAddresses');
+    const id = 'platform/to-1-35';
+    const arn = await begin(id, {
+      change: { kubernetesVersion: '1.35' },
+      failurePolicy: { healthWindow: '1s', readyTimeout: '20s' },
+    });
+    expect(await approveAll(id, arn)).toBe('FAILED');
+    const halted = await statusOf(id);
+    expect(halted.phase).toBe('Halted');
+    expect(halted.halt).toMatchObject({ cluster: 'fleet/test-1' });
+    expect(clustersIn(halted, 'test').find((c) => c.id === 'fleet/test-1')?.state).toBe('failed');
+    for (const c of clustersIn(halted, 'prod')) expect(c.state, c.id).toBe('pending');
+    for (const c of RINGS.filter((x) => x.ring === 'prod')) expect(versionOf(c.name), c.name).toBe('1.34');
+    expect(h.cp.board.notifications.at(-1)?.subject).toMatch(/halted/);
+
+    const { executionArn } = await resumeRollout(control, id);
+    expect(await approveAll(id, executionArn)).toBe('SUCCEEDED');
+    expect((await statusOf(id)).phase).toBe('Completed');
+    for (const c of RINGS) expect(versionOf(c.name), c.name).toBe('1.35');
+  }, 180_000);
+
+  it('aborts mid-stage: the execution stops, later clusters are never changed, and the status says so', async () => {
+    const id = 'platform/retag';
+    const arn = await begin(id, {
+      change: { tags: { wave: 'abort-test' } },
+      stages: [
+        { name: 'canary', selector: { matchLabels: { ring: 'canary' } } },
+        { name: 'test', selector: { matchLabels: { ring: 'test' } }, maxConcurrency: 1 },
+        { name: 'prod', maxConcurrency: '50%' },
+      ],
+      failurePolicy: { healthWindow: '2s' },
+    });
+    await until('a test cluster in progress', async () => {
+      const s = (await rollout(id))?.status;
+      return s && clustersIn(s, 'test').some((c) => c.state === 'inProgress') ? true : undefined;
+    });
+    await abortRollout(control, id);
+    expect(await ended(arn)).toBe('ABORTED');
+    const s = await statusOf(id);
+    expect(s.phase).toBe('Aborted');
+    expect(clustersIn(s, 'test').filter((c) => c.state === 'pending').length).toBeGreaterThanOrEqual(3);
+    for (const c of clustersIn(s, 'prod')) expect(c.state).toBe('pending');
+    for (const c of RINGS.filter((x) => x.ring === 'prod'))
+      expect((await h.cp.store.get(`fleet/${c.name}`))?.spec.tags['wave'], c.name).toBeUndefined();
+    expect(await h.cp.deps.rollouts.holder('fleet/prod-0')).toBeUndefined();
+  }, 120_000);
+
+  it('halts when an alarm of its failure policy goes into ALARM', async () => {
+    h.cp.board.setAlarm('web-5xx', 'OK');
+    const id = 'platform/alarmed';
+    const arn = await begin(id, {
+      change: { tags: { wave: 'alarm-test' } },
+      stages: [
+        { name: 'canary', selector: { matchLabels: { ring: 'canary' } } },
+        { name: 'test', selector: { matchLabels: { ring: 'test' } }, maxConcurrency: 1 },
+        { name: 'prod', maxConcurrency: '50%' },
+      ],
+      failurePolicy: { healthWindow: '2s', alarms: ['web-5xx'] },
+    });
+    await until('a test cluster in progress', async () => {
+      const s = (await rollout(id))?.status;
+      return s && clustersIn(s, 'test').some((c) => c.state === 'inProgress') ? true : undefined;
+    });
+    h.cp.board.setAlarm('web-5xx', 'ALARM');
+    expect(await ended(arn)).toBe('FAILED');
+    const s = await statusOf(id);
+    expect(s.phase).toBe('Halted');
+    expect(s.halt?.reason).toMatch(/web-5xx is in ALARM/);
+    for (const c of clustersIn(s, 'prod')) expect(c.state).toBe('pending');
+    h.cp.board.setAlarm('web-5xx', 'OK');
+    await abortRollout(control, id);
+  }, 120_000);
+
+  it('refuses a second rollout on clusters a running one holds, naming it', async () => {
+    const first = 'platform/first';
+    const arn = await begin(first, {
+      change: { tags: { wave: 'first' } },
+      stages: [{ name: 'all', approval: 'before' }],
+    });
+    await until('the first rollout to wait for approval', async () =>
+      (await rollout(first))?.approval ? true : undefined,
+    );
+    const secondArn = await begin('platform/second', {
+      change: { tags: { wave: 'second' } },
+      stages: [{ name: 'all' }],
+    });
+    expect(await ended(secondArn)).toBe('FAILED');
+    const s = await statusOf('platform/second');
+    expect(s.phase).toBe('Halted');
+    expect(s.halt?.reason).toMatch(/is in rollout platform\/first/);
+    for (const c of RINGS)
+      expect((await h.cp.store.get(`fleet/${c.name}`))?.spec.tags['wave']).not.toBe('second');
+    await abortRollout(control, first);
+    expect(await ended(arn)).toBe('ABORTED');
   }, 120_000);
 });
