@@ -7,6 +7,7 @@ import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutSpecInput } from '../../lambdas/core/rollout/schema.js';
 import type { RolloutStatus } from '../../lambdas/core/rollout/status.js';
+import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import {
   abortRollout,
@@ -20,6 +21,11 @@ import { type Harness, LOCAL_CREDENTIALS, simCluster, spec, startHarness } from 
 let h: Harness;
 let sfn: SFNClient;
 let control: RolloutControl;
+const metrics: MetricPoint[] = [];
+const counted = (name: string, dims: Record<string, string> = {}) =>
+  metrics
+    .filter((m) => m.name === name && Object.entries(dims).every(([k, v]) => m.dimensions[k] === v))
+    .reduce((n, m) => n + m.value, 0);
 
 const RINGS = [
   ...Array.from({ length: 1 }, (_, i) => ({ name: `canary-${i}`, ring: 'canary' })),
@@ -44,6 +50,7 @@ beforeAll(async () => {
       labels: { fleet: 'web', ring: c.ring },
     });
   await h.cp.settle();
+  addMetricSink((p) => metrics.push(p));
 }, 120_000);
 
 afterAll(async () => {
@@ -134,6 +141,9 @@ describe('a rollout across 12 clusters in 3 stages', () => {
     expect(peakConcurrency(status, 'prod')).toBeGreaterThan(1);
     expect(h.cp.board.notifications.at(-1)?.subject).toMatch(/completed/);
     expect(await h.cp.deps.rollouts.holder('fleet/prod-0')).toBeUndefined();
+    expect(counted('RolloutClusters', { Outcome: 'Succeeded' })).toBe(12);
+    expect(counted('RolloutApprovalsRequested')).toBe(1);
+    expect(counted('RolloutsCompleted')).toBe(1);
   }, 120_000);
 });
 

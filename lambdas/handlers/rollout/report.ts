@@ -18,6 +18,7 @@ import {
 } from '../../core/rollout/transitions.js';
 import type { RolloutRecord } from '../../store/rollouts.js';
 import { depsOf } from '../deps.js';
+import { emit, METRIC } from '../telemetry.js';
 import type { CaughtStepError, GateOutput, ReportInput, SoakOutput } from './contracts.js';
 import { readRollout } from './read.js';
 
@@ -45,8 +46,10 @@ function causeOf(e: CaughtStepError): string {
 
 async function gate(d: Deps, rec: RolloutRecord, generation: number): Promise<GateOutput> {
   const stop = stopReason(rec, generation);
-  if (stop && rec.status?.phase === 'Halted')
+  if (stop && rec.status?.phase === 'Halted') {
+    emit(METRIC.RolloutsHalted);
     await notify(d, rec, `halted: ${rec.status.halt?.reason ?? stop}`);
+  }
   return { halted: stop !== undefined };
 }
 
@@ -78,6 +81,7 @@ async function awaitApproval(d: Deps, input: Event<'awaitApproval'>): Promise<nu
         : undefined,
     now,
   );
+  emit(METRIC.RolloutApprovalsRequested);
   await notify(
     d,
     rec,
@@ -99,6 +103,7 @@ async function failCluster(d: Deps, input: Event<'clusterFailed'>): Promise<null
         : undefined,
     now,
   );
+  emit(METRIC.RolloutClusters, 1, { Outcome: 'Failed' });
   return null;
 }
 
@@ -144,12 +149,14 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
     case 'complete': {
       const rec = await update((r) => (r.status ? { status: completed(r.status, now()) } : undefined));
       await rollouts.unlock(rec.id, rec.status?.stages.flatMap((s) => s.clusters.map((c) => c.id)) ?? []);
+      emit(METRIC.RolloutsCompleted);
       await notify(d, rec, 'completed');
       return null;
     }
     case 'failed': {
       const reason = causeOf(input.error);
       const rec = await update((r) => ({ status: failedRollout(r.status, r.generation, reason, now()) }));
+      emit(METRIC.RolloutsHalted);
       await notify(d, rec, `halted: ${reason}`);
       return null;
     }
