@@ -235,9 +235,18 @@ export const upgradingWithErrorInsight = inputFor(devUpgrading, {
   insights: [removedApis],
 });
 
+/** The prod-tagged example deleted under deletionPolicy Delete: the plan deletes its node groups first. */
+const prodDeletable = withSpec(prod, { deletionPolicy: 'Delete' });
+export const deletingProduction = inputFor(
+  { ...prodDeletable, deletionRequested: true },
+  converged(prodDeletable),
+);
+
 /** For every rule a compliant and a non-compliant case; the examples as the pipeline sees them. */
 export const CASES: readonly PolicyCase[] = [
   { name: 'dev-small example is allowed', input: inputFor(dev), allow: true, rules: [] },
+  // Allowed, with an approval (rules.test.ts checks it): approvals are not violations.
+  { name: 'deleting a production cluster is allowed', input: deletingProduction, allow: true, rules: [] },
   {
     name: 'prod-tagged example is allowed',
     input: inputFor(prod),
