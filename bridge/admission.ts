@@ -2,8 +2,10 @@
  * The admission decision for one AdmissionReview request: the spec schema first (messages name the
  * field and the rule), then the same WASM policy bundle the pipeline runs before every apply, with
  * an empty observation, the plan from nothing to this spec and the spec's cost estimate. The engine
- * fails closed, so a missing bundle denies. Changes that cannot make a spec worse (deletes, metadata
- * or status edits, anything on an object being deleted) are allowed so a finalizer can always go.
+ * fails closed, so a missing bundle denies. Warn violations, and operations the policies will hold
+ * for approval, come back as admission warnings. Changes that cannot make a spec worse (deletes,
+ * metadata or status edits, anything on an object being deleted) are allowed so a finalizer can
+ * always go.
  */
 import { estimateSpecCost } from '../lambdas/core/cost/estimate.js';
 import { plan } from '../lambdas/core/plan/plan.js';
@@ -14,6 +16,7 @@ import {
   type PolicyInput,
 } from '../lambdas/core/policy-input.js';
 import { formatIssues, validateSpec } from '../lambdas/core/spec/validate.js';
+import { approveCommand } from '../lambdas/core/status-approval.js';
 
 export interface AdmissionRequest {
   readonly uid: string;
@@ -159,5 +162,10 @@ export async function admit(
     const listed = errors.length > 0 ? errors : decision.violations;
     return deny(req.uid, `denied by policy: ${listed.map((x) => `${x.rule}: ${x.message}`).join('; ')}`);
   }
-  return allow(req.uid, warnings);
+  // Admitted, but the pipeline will hold these operations until a human approves them.
+  const approvals = decision.approvals.map(
+    (a) =>
+      `approval will be needed: ${a.operation} (${a.rule}): ${a.reason}; once the change is applied, approve it with ${approveCommand(desired.id)}`,
+  );
+  return allow(req.uid, [...warnings, ...approvals]);
 }

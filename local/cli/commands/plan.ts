@@ -11,7 +11,7 @@ import { runningSpec } from '../../../lambdas/core/cost/running.js';
 import { observeScope } from '../../../lambdas/core/observe-scope.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
-import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
+import { buildPolicyInput, type PolicyDecision } from '../../../lambdas/core/policy-input.js';
 import { refOf } from '../../../lambdas/core/provider.js';
 import { UPGRADE_WARNING_HINT } from '../../../lambdas/core/status-parts.js';
 import type { Cli } from '../cli.js';
@@ -40,6 +40,25 @@ export function operationLine(o: Output, op: Operation, n: number): string {
   if (op.kind === 'Impossible') return paint(o, 'yellow', `${line}\n     hint: ${op.remediation}`);
   if (op.kind === 'UpgradeWarning') return paint(o, 'yellow', `${line}\n     hint: ${UPGRADE_WARNING_HINT}`);
   return line;
+}
+
+/**
+ * The policy verdict, its violations, then each operation the pipeline will hold until a human
+ * approves it (listed under a denial too: approving would not be enough there).
+ */
+export function policyLines(o: Output, d: PolicyDecision & { readonly degraded: boolean }): string[] {
+  const verdict = d.degraded
+    ? paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied')
+    : d.allow
+      ? paint(o, 'green', '  policy: allowed')
+      : paint(o, 'red', '  policy: DENIED');
+  return [
+    verdict,
+    ...d.violations.map((v) => `    - [${v.severity}] ${v.rule}: ${v.message}`),
+    ...d.approvals.map((a) =>
+      paint(o, 'yellow', `  requires approval: ${a.operation} (${a.rule}): ${a.reason}`),
+    ),
+  ];
 }
 
 export async function planCommand(t: Target, o: Output, files: string[]): Promise<number> {
@@ -75,9 +94,7 @@ export async function planCommand(t: Target, o: Output, files: string[]): Promis
     if (ops.length === 0) o.out('  no changes');
     for (const [i, op] of ops.entries()) o.out(operationLine(o, op, i + 1));
     o.out(`  cost: $${running.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`);
-    if (decision.degraded) o.out(paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied'));
-    else o.out(decision.allow ? paint(o, 'green', '  policy: allowed') : paint(o, 'red', '  policy: DENIED'));
-    for (const v of decision.violations) o.out(`    - [${v.severity}] ${v.rule}: ${v.message}`);
+    for (const line of policyLines(o, decision)) o.out(line);
     code = Math.max(code, verdict(ops, decision.allow && !decision.degraded));
   }
   return code;
