@@ -3,7 +3,7 @@
  * EKS simulator. A rollout writes its change cluster by cluster; each cluster's own reconcile does
  * the EKS work; the rollout waits for Ready at that generation and a healthy window.
  */
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutSpecInput } from '../../lambdas/core/rollout/schema.js';
 import type { RolloutStatus } from '../../lambdas/core/rollout/status.js';
@@ -184,8 +184,11 @@ describe('a rollout that meets trouble', () => {
     for (const c of RINGS.filter((x) => x.ring === 'prod')) expect(versionOf(c.name), c.name).toBe('1.34');
     expect(h.cp.board.notifications.at(-1)?.subject).toMatch(/halted/);
 
+    const approvals = counted('RolloutApprovalsRequested');
     const { executionArn } = await resumeRollout(control, id);
     expect(await approveAll(id, executionArn)).toBe('SUCCEEDED');
+    // The canary stage finished before the halt: the resumed attempt neither soaks nor asks again.
+    expect(counted('RolloutApprovalsRequested')).toBe(approvals);
     expect((await statusOf(id)).phase).toBe('Completed');
     for (const c of RINGS) expect(versionOf(c.name), c.name).toBe('1.35');
   }, 180_000);
@@ -263,5 +266,27 @@ describe('a rollout that meets trouble', () => {
       expect((await h.cp.store.get(`fleet/${c.name}`))?.spec.tags['wave']).not.toBe('second');
     await abortRollout(control, first);
     expect(await ended(arn)).toBe('ABORTED');
+  }, 120_000);
+
+  it('resumes a rollout whose execution is gone mid-run (a killed control plane), and refuses while one runs', async () => {
+    const id = 'platform/orphaned';
+    const arn = await begin(id, {
+      change: { tags: { wave: 'orphaned' } },
+      stages: [{ name: 'all', maxConcurrency: 1 }],
+      failurePolicy: { healthWindow: '1s' },
+    });
+    await until('a cluster in progress', async () => {
+      const s = (await rollout(id))?.status;
+      return s && clustersIn(s, 'all').some((c) => c.state === 'inProgress') ? true : undefined;
+    });
+    await expect(resumeRollout(control, id)).rejects.toThrow(/its execution still runs/);
+    // The execution disappears without a word to the record, as a kill -9 of `cloudorch dev` leaves it.
+    await sfn.send(new StopExecutionCommand({ executionArn: arn }));
+    expect((await statusOf(id)).phase).toBe('Running');
+    const { executionArn } = await resumeRollout(control, id);
+    expect(await ended(executionArn)).toBe('SUCCEEDED');
+    const s = await statusOf(id);
+    expect(s.phase).toBe('Completed');
+    for (const c of clustersIn(s, 'all')) expect(c.state, c.id).toBe('succeeded');
   }, 120_000);
 });

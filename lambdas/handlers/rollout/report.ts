@@ -5,6 +5,7 @@
  */
 import { PermanentError } from '../../core/errors.js';
 import { validateRolloutSpec } from '../../core/rollout/schema.js';
+import type { RolloutStatus } from '../../core/rollout/status.js';
 import {
   approvalRequested,
   approvedStage,
@@ -21,6 +22,9 @@ import { depsOf } from '../deps.js';
 import { emit, METRIC } from '../telemetry.js';
 import type { CaughtStepError, GateOutput, ReportInput, SoakOutput } from './contracts.js';
 import { readRollout } from './read.js';
+
+const finished = (s: RolloutStatus, stage: string) =>
+  s.stages.find((x) => x.name === stage)?.state === 'succeeded';
 
 type Deps = ReturnType<typeof depsOf<'rolloutReport'>>;
 
@@ -50,7 +54,7 @@ async function gate(d: Deps, rec: RolloutRecord, generation: number): Promise<Ga
     emit(METRIC.RolloutsHalted);
     await notify(d, rec, `halted: ${rec.status.halt?.reason ?? stop}`);
   }
-  return { halted: stop !== undefined };
+  return { halted: stop !== undefined, finished: false };
 }
 
 async function notify(d: Deps, rec: RolloutRecord, what: string): Promise<void> {
@@ -114,11 +118,12 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
   switch (input.event) {
     case 'stageStart': {
       const rec = await update((r) =>
-        !stopReason(r, input.generation) && r.status
+        !stopReason(r, input.generation) && r.status && !finished(r.status, input.stage)
           ? { status: startStage(r.status, input.stage, now()) }
           : undefined,
       );
-      return gate(d, rec, input.generation);
+      const gated = await gate(d, rec, input.generation);
+      return rec.status && finished(rec.status, input.stage) ? { ...gated, finished: true } : gated;
     }
     case 'awaitApproval':
       return awaitApproval(d, input);
