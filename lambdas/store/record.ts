@@ -61,6 +61,7 @@ const recordSchema = z.looseObject({
       .check(z.refine((l) => validateLabels(l).ok, 'must be Kubernetes labels (see core/labels.ts)')),
   ),
   deletionRequestedAt: z.optional(isoTime),
+  rollout: z.optional(z.looseObject({ id: str, generation: int, stage: str })),
   status: z.optional(statusSchema),
   // An expiry beyond what a Date can hold is not one this store wrote (zod refuses Infinity and NaN).
   lease: z.optional(

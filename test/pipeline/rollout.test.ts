@@ -141,6 +141,11 @@ describe('a rollout across 12 clusters in 3 stages', () => {
     expect(peakConcurrency(status, 'prod')).toBeGreaterThan(1);
     expect(h.cp.board.notifications.at(-1)?.subject).toMatch(/completed/);
     expect(await h.cp.deps.rollouts.holder('fleet/prod-0')).toBeUndefined();
+    expect((await h.cp.store.get('fleet/prod-0'))?.rollout).toEqual({
+      id: 'platform/to-1-34',
+      generation: 1,
+      stage: 'prod',
+    });
     expect(counted('RolloutClusters', { Outcome: 'Succeeded' })).toBe(12);
     expect(counted('RolloutApprovalsRequested')).toBe(1);
     expect(counted('RolloutsCompleted')).toBe(1);

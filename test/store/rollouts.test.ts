@@ -6,11 +6,12 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initialStatus, withCluster } from '../../lambdas/core/rollout/status.js';
+import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { RecordInvalidError } from '../../lambdas/store/errors.js';
 import { DynamoRolloutStore } from '../../lambdas/store/rollouts.js';
 import { createTable } from '../../local/store/table.js';
 import { type DynamoServer, dynamoClient, startDynalite } from './servers.js';
-import { at, T0, uniqueTable } from './support.js';
+import { at, spec, T0, uniqueTable } from './support.js';
 
 let server: DynamoServer;
 beforeAll(async () => {
@@ -109,5 +110,25 @@ describe('cluster locks', () => {
     expect(await s.lock('platform/second', ['team/b'], T0)).toEqual({});
     // Locks are not rollouts.
     expect((await s.list()).records).toEqual([]);
+  });
+});
+
+describe('the rollout mark on a cluster record', () => {
+  it('records which rollout wrote a generation, and goes when anyone else writes the spec', async () => {
+    const client = dynamoClient(server);
+    const tableName = uniqueTable();
+    await createTable(client, tableName, { stream: false });
+    const clusters = new DynamoDesiredStateStore({ client, tableName });
+    await clusters.applySpec('team/a', spec(), { now: T0 });
+    const mark = { id: 'platform/r', generation: 3, stage: 'canary' };
+    const byRollout = await clusters.applySpec('team/a', spec({ tags: { wave: '1' } }), {
+      now: T0,
+      expectedVersion: 1,
+      rollout: mark,
+    });
+    expect(byRollout.record).toMatchObject({ generation: 2, rollout: mark });
+    const byHand = await clusters.applySpec('team/a', spec({ tags: { wave: '2' } }), { now: T0 });
+    expect(byHand.record.generation).toBe(3);
+    expect(byHand.record.rollout).toBeUndefined();
   });
 });
