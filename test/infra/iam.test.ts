@@ -2,11 +2,13 @@
  * Each function's role holds exactly what its step needs: the action sets below are written out by
  * hand (not derived from infra/lib/capabilities.ts), so a grant that creeps in fails here.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, isMutatingEksCall } from '../../lambdas/config.js';
 import { ADDON_VERSION_TAG, MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { claimId } from '../../lambdas/store/claims.js';
+import { DynamoRolloutStore } from '../../lambdas/store/rollouts.js';
 import { applyCalls, constructedCalls, observeCalls } from './eks-calls.js';
 import {
   logicalId,
@@ -727,6 +729,73 @@ describe('other roles', () => {
     expect(byJson(invoke[0]?.Resource as unknown[])).toEqual(
       byJson(steps.map((k) => ({ 'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions[k]), 'Arn'] }))),
     );
+  });
+});
+
+/** One DynamoDB request the rollout store sent, as IAM sees it. */
+interface SentRequest extends ItemRequest {
+  readonly command: string;
+}
+
+/**
+ * The rollout store over an in-memory table that records each low-level request: the requests
+ * `lambdas/store/rollouts.ts` really sends (keys, attributes named), not what this test assumes.
+ */
+function recordingRolloutStore(): { store: DynamoRolloutStore; sent: SentRequest[] } {
+  const sent: SentRequest[] = [];
+  const items = new Map<string, Record<string, unknown>>();
+  const client = new DynamoDBClient({
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
+  });
+  client.middlewareStack.add(
+    (_next, context) => async (args) => {
+      // The document client's form (plain values): its marshalling runs after this step.
+      const input = args.input as {
+        Key?: { id?: string };
+        Item?: Record<string, unknown> & { id?: string };
+        ExpressionAttributeNames?: Record<string, string>;
+      };
+      const command = String(context.commandName).replace(/Command$/, '');
+      const key = input.Key?.id ?? input.Item?.id ?? '';
+      const named = Object.values(input.ExpressionAttributeNames ?? {});
+      const attributes = [...new Set(['id', ...Object.keys(input.Item ?? {}), ...named])];
+      if (command !== 'GetItem' && command !== 'Scan')
+        sent.push({ command, action: `dynamodb:${command}`, key, attributes });
+      if (command === 'PutItem' && input.Item) items.set(key, input.Item);
+      if (command === 'DeleteItem') items.delete(key);
+      const output =
+        command === 'GetItem'
+          ? { Item: items.get(key) }
+          : command === 'Scan'
+            ? { Items: [...items.values()] }
+            : {};
+      return { output: { ...output, $metadata: {} }, response: {} } as never;
+    },
+    { step: 'serialize', priority: 'high', name: 'recordRolloutRequests' },
+  );
+  return { store: new DynamoRolloutStore(client, 'rollouts'), sent };
+}
+
+describe('the rollout store against the rollout grants', () => {
+  it('every write the store sends (record puts, lock takes and gives back) is allowed to every rollout function', async () => {
+    const { store, sent } = recordingRolloutStore();
+    const now = new Date('2026-01-01T00:00:00Z');
+    await store.put(ROLLOUT_RECORD, { change: { version: '1.33' } }, now);
+    await store.update(ROLLOUT_RECORD, () => ({ attempt: 1, abortRequestedAt: now.toISOString() }), now);
+    await store.lock(ROLLOUT_RECORD, ['team-a/dev', 'team-b/prod'], now);
+    await store.unlock(ROLLOUT_RECORD, ['team-a/dev']);
+    await store.list();
+    expect(sent.map((r) => `${r.command} ${r.key}`)).toEqual([
+      `PutItem ${ROLLOUT_RECORD}`,
+      `PutItem ${ROLLOUT_RECORD}`,
+      'UpdateItem lock#team-a/dev',
+      'UpdateItem lock#team-b/prod',
+      'DeleteItem lock#team-a/dev',
+    ]);
+    for (const key of ['rolloutPlan', 'rolloutApply', 'rolloutWatch', 'rolloutReport'] as const)
+      for (const req of sent)
+        expect(allows(statements[key].filter(onRollouts), req), `${key}: ${JSON.stringify(req)}`).toBe(true);
   });
 });
 
