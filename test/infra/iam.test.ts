@@ -708,6 +708,13 @@ describe('rollouts', () => {
     expect(more).toHaveLength(0);
     expect(actionsOf(st!)).toEqual(['cloudwatch:DescribeAlarms']);
     expect(st!.Resource).toBe('*');
+    // The one wildcard resource of the rollout functions (their nag acknowledgement covers only it).
+    for (const key of ['rolloutPlan', 'rolloutApply', 'rolloutWatch', 'rolloutReport'] as const) {
+      const star = statements[key].filter((x) => JSON.stringify(x.Resource) === '"*"');
+      expect(star.flatMap(actionsOf), key).toEqual(
+        key === 'rolloutWatch' ? ['cloudwatch:DescribeAlarms'] : [],
+      );
+    }
   });
 
   it('the rollout functions start, describe and invoke nothing, and never touch EKS', () => {
