@@ -46,8 +46,10 @@ export const CLAIM_KEY_PREFIX = 'claim#';
 export const CLAIM_ATTRIBUTES = [KEY_ATTRIBUTE, 'holder', 'claimedAt'] as const;
 
 /**
- * What a spec writer (the bridge, `cloudorch apply`) may put on a record, attributes named in its
- * conditions included (`version`, `deletionRequestedAt`, `id`): never status, lease or history.
+ * What a spec writer (the bridge, `cloudorch apply`, a rollout's apply step) may put on a record,
+ * attributes named in its conditions included (`version`, `deletionRequestedAt`, `id`): never status,
+ * lease or history. `rollout` names the rollout that wrote a generation; every other spec write
+ * removes it.
  */
 export const SPEC_WRITER_ATTRIBUTES = [
   KEY_ATTRIBUTE,
@@ -57,6 +59,7 @@ export const SPEC_WRITER_ATTRIBUTES = [
   'version',
   'createdAt',
   'deletionRequestedAt',
+  'rollout',
 ] as const;
 
 /** Functions holding `table:reconcile`. */
