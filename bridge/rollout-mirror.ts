@@ -119,24 +119,28 @@ export class RolloutMirror {
     return started ? 'started' : 'mirrored';
   }
 
-  /** Starts the generation's execution once per process; an existing one counts as started. */
+  /**
+   * Starts the generation's execution, once per process; true when this call started it. An
+   * execution of that name that already ended counts as started: an attempt is never run twice.
+   */
   private async start(key: string, obj: CloudClusterObject, record: RolloutRecord): Promise<boolean> {
     const mark = `${obj.metadata.uid}/g${record.generation}/a${record.attempt}`;
     if (this.started.get(key) === mark) return false;
     try {
       const { executionArn } = await startRollout(this.opts.control, key);
+      this.started.set(key, mark);
       this.events().record(obj, {
         type: 'Normal',
         reason: 'RolloutStarted',
         action: 'Mirror',
         note: `started ${executionArn} for rollout generation ${record.generation}`,
       });
+      return true;
     } catch (err) {
-      // Same name, closed execution: this generation's attempt already ran; it is not run twice.
       if (!(err instanceof ExecutionAlreadyExists)) throw err;
+      this.started.set(key, mark);
+      return false;
     }
-    this.started.set(key, mark);
-    return true;
   }
 
   private async refuse(

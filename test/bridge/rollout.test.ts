@@ -64,10 +64,14 @@ let dynamo: Dynamo;
 let sfnLocal: LocalSfnEndpoint;
 let sfn: SFNClient;
 let bridge: RunningBridge;
+/** The webhook port the API server calls: a restarted bridge binds it again. */
+let restartPort: number;
 
 /** What the Plan step leaves on the record: the planned stages, the attempt, its execution. */
 async function planStep(input: unknown): Promise<unknown> {
   const { id, executionArn } = input as { id: string; executionArn: string };
+  // An execution that ends without planning (as when even the failure report fails).
+  if (id.endsWith('/unplannable')) throw new Error('plan failed and nothing was reported');
   const now = new Date();
   await dynamo.rollouts.update(
     id,
@@ -137,6 +141,7 @@ beforeAll(async () => {
     stateMachines: [{ arn: ROLLOUT_MACHINE_ARN, definition, handlers: new Map([[PLAN_ARN, planStep]]) }],
   });
   sfn = new SFNClient({ endpoint: sfnLocal.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+  restartPort = webhookPort;
   bridge = await startTestBridge(env, dynamo, { sfn, flags: { webhookPort, watchNamespace: NS } });
 }, 600_000);
 
@@ -377,11 +382,44 @@ describe('mirroring a CloudRollout', () => {
     });
     expect((next.spec['stages'] as { maxConcurrency?: number }[])[1]?.maxConcurrency).toBe(3);
     expect(executions().map((e) => e.name)).toEqual(['team-a-wave-g2-a1', 'team-a-wave-g1-a1']);
-    const cr = await waitFor('Synced again', async () => {
+    // The CR may first show generation 2 before its plan (no phase yet); then the planned status.
+    const cr = await waitFor('Synced again, generation 2 planned', async () => {
       const c = await getCr('wave');
-      return c?.status?.conditions?.[0]?.reason === 'Mirrored' && c.status.generation === 2 ? c : undefined;
+      return c?.status?.conditions?.[0]?.reason === 'Mirrored' && c.status.generation === 2 && c.status.phase
+        ? c
+        : undefined;
     });
-    expect(cr.status).toMatchObject({ phase: 'Pending', observedGeneration: cr.metadata.generation });
+    expect(cr.status).toMatchObject({
+      phase: 'Pending',
+      stage: '1/2 canary',
+      observedGeneration: cr.metadata.generation,
+    });
+  });
+
+  it('never runs an attempt twice, across a bridge restart, when its execution ended without planning', async () => {
+    const created = await env.request('POST', rolloutPath(NS), { body: cloudRollout(NS, 'unplannable') });
+    expect(created.status, created.body).toBe(201);
+    const ofIt = () => executions().filter((e) => e.name.startsWith('team-a-unplannable-'));
+    await waitFor('the execution failed', async () => (ofIt()[0]?.status === 'FAILED' ? true : undefined));
+    const logs: string[] = [];
+    await bridge.stop();
+    bridge = await startTestBridge(env, dynamo, {
+      sfn,
+      flags: { webhookPort: restartPort, watchNamespace: NS },
+      log: (m) => logs.push(m),
+    });
+    await waitFor('the restarted bridge listed CloudRollouts', async () =>
+      bridge.rollouts.informer.health().synced ? true : undefined,
+    );
+    // The new process tries the same execution name once, finds it ended, and leaves it: no start,
+    // no failure, whether its own queue or this call gets there first.
+    expect(await bridge.rollouts.mirror.reconcile(`${NS}/unplannable`)).toBe('mirrored');
+    await sleep(1_000);
+    expect(ofIt().map((e) => [e.name, e.status])).toEqual([['team-a-unplannable-g1-a1', 'FAILED']]);
+    expect(logs.filter((l) => l.includes('unplannable'))).toEqual([]);
+    expect((await getCr('unplannable'))?.status?.summary).toBe(
+      'waiting for an execution to plan generation 1',
+    );
   });
 
   it('deleting the CloudRollout leaves its record and execution alone', async () => {
@@ -391,7 +429,11 @@ describe('mirroring a CloudRollout', () => {
     await waitFor('the CR is gone', async () => ((await getCr('wave')) ? undefined : true));
     await sleep(1_000); // several resyncs
     expect(await dynamo.rollouts.get(id)).toEqual(before);
-    expect(executions().map((e) => [e.name, e.status])).toEqual([
+    expect(
+      executions()
+        .filter((e) => e.name.startsWith('team-a-wave-'))
+        .map((e) => [e.name, e.status]),
+    ).toEqual([
       ['team-a-wave-g2-a1', 'SUCCEEDED'],
       ['team-a-wave-g1-a1', 'SUCCEEDED'],
     ]);
