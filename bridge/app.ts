@@ -1,7 +1,8 @@
 /**
  * Wires the bridge: informer -> work queue -> mirror for CloudClusters and for CloudRollouts (both
- * write only while leading), the webhook, the health server and leader election. `startBridge` is what main.ts runs and what the tests start
- * in-process against a real API server; it fails if the webhook or health port cannot be bound.
+ * write only while leading), the webhook, the health server and leader election. `startBridge` is
+ * what main.ts runs and what the tests start in-process against a real API server; it fails if the
+ * webhook or health port cannot be bound.
  */
 import { hostname } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -18,8 +18,8 @@ export interface CheckSources {
   readonly watch: () => ReturnType<CloudClusterInformer['health']> | undefined;
   readonly store: DesiredStateStore;
   /** The CloudRollout watch and the rollout table, checked the same way. */
-  readonly rolloutWatch?: () => ReturnType<CloudClusterInformer['health']> | undefined;
-  readonly rolloutStore?: Pick<RolloutStore, 'get'>;
+  readonly rolloutWatch: () => ReturnType<CloudClusterInformer['health']> | undefined;
+  readonly rolloutStore: Pick<RolloutStore, 'get'>;
   readonly engine: PolicyEngine;
   /** Undefined without leader election. */
   readonly elector: () => LeaderElector | undefined;
@@ -50,17 +50,11 @@ export function healthChecks(src: CheckSources): HealthChecks {
         await src.store.get(PROBE_ID);
         return undefined;
       },
-      ...(src.rolloutWatch
-        ? { 'rollout-watch': () => watchProblem('cloudrollouts', src.rolloutWatch?.()) }
-        : {}),
-      ...(src.rolloutStore
-        ? {
-            'rollout-table': async () => {
-              await src.rolloutStore?.get(PROBE_ID);
-              return undefined;
-            },
-          }
-        : {}),
+      'rollout-watch': () => watchProblem('cloudrollouts', src.rolloutWatch()),
+      'rollout-table': async () => {
+        await src.rolloutStore.get(PROBE_ID);
+        return undefined;
+      },
       // A follower is healthy; a replica whose election keeps failing can never mirror.
       leader: () => src.elector()?.health(),
     },
