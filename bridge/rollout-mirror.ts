@@ -11,6 +11,7 @@
  * are (see docs/bridge.md). Deleting a CR must never be what stops or changes clusters.
  */
 import { ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
+import { isRecordId } from '../lambdas/core/record-id.js';
 import { validateRolloutSpec } from '../lambdas/core/rollout/schema.js';
 import { formatIssues } from '../lambdas/core/spec/validate.js';
 import { RecordInvalidError } from '../lambdas/store/errors.js';
@@ -20,6 +21,7 @@ import { type EventSink, NO_EVENTS } from './events.js';
 import type { GenerationMap } from './generations.js';
 import { type CloudClusterApi, type CloudClusterObject, isConflict, isNotFound } from './kube.js';
 import { type BackoffOptions, withRetry } from './retry.js';
+import { ROLLOUT_NAME_RULE } from './rollout-admission.js';
 import {
   approveCommand,
   isActive,
@@ -92,6 +94,9 @@ export class RolloutMirror {
     const { rollouts, now } = this.opts.control;
     let record: RolloutRecord | undefined;
     try {
+      // An id the store cannot hold is refused before anything is written under it.
+      if (!isRecordId(key))
+        return this.refuse(obj, undefined, { reason: RolloutReason.SpecInvalid, message: ROLLOUT_NAME_RULE });
       record = await rollouts.get(key);
       const v = validateRolloutSpec(obj.spec);
       // The progress stays on the CR whatever its spec says: the record still runs.

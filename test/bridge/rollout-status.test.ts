@@ -56,6 +56,13 @@ describe('CloudRollout admission', () => {
     expect(bad.status?.message).toContain('spec.failurePolicy.maxFailures');
   });
 
+  it('denies a name the rollout record id cannot hold (Kubernetes allows dots; a record id does not)', () => {
+    const dotted = { ...review('CREATE', validRolloutSpec()), name: 'wave.v2' };
+    const r = admitRollout(dotted);
+    expect(r.allowed).toBe(false);
+    expect(r.status?.message).toContain('metadata.name: must be a DNS label');
+  });
+
   it('allows what cannot make a spec worse: deletes and edits that leave the spec alone', () => {
     const bad = { stages: [] };
     expect(admitRollout(review('DELETE', bad)).allowed).toBe(true);

@@ -244,6 +244,10 @@ describe('admission through the API server', () => {
     const r2 = await env.request('POST', rolloutPath(NS), { body: cloudRollout(NS, 'malformed', twice) });
     expect(r2.status).toBe(403);
     expect(r2.body).toContain('spec.clusters[1]: team-a/alpha is listed twice');
+    // A name Kubernetes accepts but a rollout record id cannot hold.
+    const r3 = await env.request('POST', rolloutPath(NS), { body: cloudRollout(NS, 'wave.v2') });
+    expect(r3.status).toBe(403);
+    expect(r3.body).toContain('metadata.name: must be a DNS label');
   });
 });
 
@@ -352,15 +356,17 @@ describe('mirroring a CloudRollout', () => {
     expect(refused.conditions?.[0]?.message).toContain(
       'abort it first (cloudorch rollout abort team-a/wave)',
     );
-    const events = await waitFor('the Warning event', async () => {
-      const e = await eventsFor('wave');
-      return e.some((x) => x.startsWith('RolloutRunning: ')) ? e : undefined;
+    // Event writes run in the background, each on its own: wait for all of them, in any order.
+    const expected = [
+      /^RolloutStarted: started arn:.*:team-a-wave-g1-a1 for rollout generation 1$/,
+      /^RolloutAwaitingApproval: waits for approval after stage canary: cloudorch rollout approve team-a\/wave --stage canary$/,
+      /^RolloutHalted: halted: alarm api-5xx is in ALARM$/,
+      /^RolloutRunning: rollout team-a\/wave is Halted at generation 1: .*abort it first/,
+    ];
+    await waitFor('the Events of each step', async () => {
+      const events = await eventsFor('wave');
+      return expected.every((re) => events.some((e) => re.test(e))) ? true : undefined;
     });
-    expect(events).toContainEqual(expect.stringMatching(/^RolloutStarted: started arn:.*team-a-wave-g1-a1/));
-    expect(events).toContain(
-      'RolloutAwaitingApproval: waits for approval after stage canary: cloudorch rollout approve team-a/wave --stage canary',
-    );
-    expect(events).toContain('RolloutHalted: halted: alarm api-5xx is in ALARM');
     // The running rollout's progress stays visible, and nothing moved.
     expect(refused.phase).toBe('Halted');
     expect((await dynamo.rollouts.get(id))?.generation).toBe(1);
