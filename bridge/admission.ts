@@ -71,7 +71,7 @@ export class AdmissionReviewError extends Error {
   override readonly name = 'AdmissionReviewError';
 }
 
-type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** Parses an AdmissionReview v1 body; throws AdmissionReviewError when it is not one. */
@@ -95,25 +95,23 @@ const canonical = (x: unknown): string =>
     isObj(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
 
-const allow = (uid: string, warnings: string[] = []): AdmissionResponse => ({
+export const allow = (uid: string, warnings: string[] = []): AdmissionResponse => ({
   uid,
   allowed: true,
   ...(warnings.length > 0 ? { warnings } : {}),
 });
 
-const deny = (uid: string, message: string): AdmissionResponse => ({
+export const deny = (uid: string, message: string): AdmissionResponse => ({
   uid,
   allowed: false,
   status: { code: 403, reason: 'Forbidden', message },
 });
 
-export async function admit(
-  req: AdmissionRequest,
-  engine: Decider,
-  now: Date,
-  claims?: ClaimLookup,
-  claimTimeoutMs = CLAIM_LOOKUP_TIMEOUT_MS,
-): Promise<AdmissionResponse> {
+/**
+ * The object and its metadata when the request changes a spec, or the allowed response when it
+ * cannot make one worse (not a create or update, an object being deleted, the spec unchanged).
+ */
+export function specChange(req: AdmissionRequest): AdmissionResponse | { obj: Obj; meta: Obj } {
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return allow(req.uid);
   const obj = isObj(req.object) ? req.object : {};
   const meta = isObj(obj['metadata']) ? obj['metadata'] : {};
@@ -125,6 +123,19 @@ export async function admit(
   ) {
     return allow(req.uid);
   }
+  return { obj, meta };
+}
+
+export async function admit(
+  req: AdmissionRequest,
+  engine: Decider,
+  now: Date,
+  claims?: ClaimLookup,
+  claimTimeoutMs = CLAIM_LOOKUP_TIMEOUT_MS,
+): Promise<AdmissionResponse> {
+  const change = specChange(req);
+  if (!('obj' in change)) return change;
+  const { obj, meta } = change;
   const v = validateSpec(obj['spec']);
   if (!v.ok) return deny(req.uid, `spec is invalid: ${formatIssues(v.issues)}`);
   const namespace = req.namespace ?? (typeof meta['namespace'] === 'string' ? meta['namespace'] : 'default');
