@@ -29,7 +29,7 @@ import { Observability } from './observability.js';
 import { packageVersion, VERSION_TAG } from './package-info.js';
 import { PolicyBundle } from './policy-bundle.js';
 import { RolloutStateMachine } from './rollout-state-machine.js';
-import { ALARMS_WILDCARD_REASON } from './rollout-statements.js';
+import { ALARMS_WILDCARD_REASON, rolloutSpecWriter } from './rollout-statements.js';
 import { RolloutTable } from './rollout-table.js';
 import { RolloutTopic } from './rollout-topic.js';
 import { ReconcileStateMachine } from './state-machine.js';
@@ -179,10 +179,12 @@ export class CloudOrch extends Construct {
     };
   }
 
-  /** The bridge writes specs and evaluates the policy bundle: nothing more. */
+  /** The bridge writes specs (clusters' and rollouts'), starts rollouts, evaluates the policy bundle. */
   private createBridgeRole(props: BridgeRoleProps | undefined): iam.Role {
     const role = new BridgeRole(this, 'Bridge', props).role;
     this.grantSpecWrite(role);
+    for (const st of rolloutSpecWriter(this.rolloutTable.tableArn, this.rolloutStateMachine.stateMachineArn))
+      role.addToPrincipalPolicy(st);
     // The bridge's admission webhook evaluates the same bundle the pipeline does: read that object only
     // (GetObject with If-None-Match for the ETag check; the bucket uses S3-managed keys, no KMS).
     role.addToPrincipalPolicy(

@@ -48,6 +48,33 @@ export function rolloutWrite(rolloutTableArn: string): iam.PolicyStatement[] {
   ];
 }
 
+/**
+ * A rollout spec writer (the bridge): read a rollout, put its record (never a lock), and start its
+ * execution. It never updates, deletes or scans, and never answers an approval.
+ */
+export function rolloutSpecWriter(rolloutTableArn: string, rolloutMachineArn: string): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({
+      sid: 'RolloutSpecRead',
+      actions: ['dynamodb:GetItem'],
+      resources: [rolloutTableArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'RolloutSpecPut',
+      actions: ['dynamodb:PutItem'],
+      resources: [rolloutTableArn],
+      conditions: {
+        'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [`${ROLLOUT_LOCK_PREFIX}*`] },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'RolloutStart',
+      actions: ['states:StartExecution'],
+      resources: [rolloutMachineArn],
+    }),
+  ];
+}
+
 /** `notify:publish`: the rollout topic, and no other. */
 export function publishRolloutNotice(topicArn: string): iam.PolicyStatement {
   return new iam.PolicyStatement({

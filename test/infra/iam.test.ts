@@ -528,13 +528,19 @@ describe('DynamoDB writes limited by attribute', () => {
   });
 });
 
-describe('the bridge: spec writes and target claims only', () => {
+describe('the bridge: spec writes, target claims and starting rollouts only', () => {
   let bridge: Statement[];
   beforeAll(() => {
     bridge = statementsOfRole(s, logicalId(s, s.stack.cloudorch.bridgeRole));
   });
+  // On the desired-state table: the rollout table's statements (checked below) are not about records.
   const can = (action: string, key: string, attributes: string[]) =>
-    allows(bridge, { action, key, attributes });
+    allows(
+      bridge.filter(
+        (st) => !JSON.stringify(st.Resource).includes(logicalId(s, s.stack.cloudorch.rolloutTable)),
+      ),
+      { action, key, attributes },
+    );
 
   it('has exactly these actions: no Scan, no batch writes, nothing outside the table and bundle', () => {
     const actions = [...new Set(bridge.flatMap(actionsOf))].sort();
@@ -545,12 +551,21 @@ describe('the bridge: spec writes and target claims only', () => {
         'dynamodb:UpdateItem',
         'dynamodb:DeleteItem',
         's3:GetObject',
+        'states:StartExecution',
       ].sort(),
     );
     const table = logicalId(s, s.stack.cloudorch.table);
+    const rollouts = logicalId(s, s.stack.cloudorch.rolloutTable);
     for (const st of bridge.filter((x) => actionsOf(x).some((a) => a.startsWith('dynamodb:')))) {
-      expect(st.Resource).toEqual({ 'Fn::GetAtt': [table, 'Arn'] });
+      const onRollouts = JSON.stringify(st.Resource).includes(rollouts);
+      expect(st.Resource).toEqual({ 'Fn::GetAtt': [onRollouts ? rollouts : table, 'Arn'] });
+      // On the rollout table: read one rollout and put its record, never a lock, never an update.
+      if (onRollouts)
+        expect(actionsOf(st).every((a) => a === 'dynamodb:GetItem' || a === 'dynamodb:PutItem')).toBe(true);
     }
+    const [start, ...moreStarts] = bridge.filter((x) => actionsOf(x).includes('states:StartExecution'));
+    expect(moreStarts).toHaveLength(0);
+    expect(JSON.stringify(start?.Resource)).toContain(logicalId(s, s.stack.cloudorch.rolloutStateMachine));
     const [bundle, ...more] = bridge.filter((x) => actionsOf(x).includes('s3:GetObject'));
     expect(more).toHaveLength(0);
     expect(JSON.stringify(bundle?.Resource)).toContain(logicalId(s, s.stack.cloudorch.policyBundle.bucket));
@@ -576,6 +591,19 @@ describe('the bridge: spec writes and target claims only', () => {
     // deletion request
     expect(can('dynamodb:UpdateItem', RECORD, ['id', 'deletionRequestedAt', 'version'])).toBe(true);
     expect(can('dynamodb:GetItem', RECORD, [])).toBe(true);
+  });
+
+  it('puts rollout records but never a cluster lock, and never updates or deletes on the rollout table', () => {
+    const onRollouts = bridge.filter((st) =>
+      JSON.stringify(st.Resource).includes(logicalId(s, s.stack.cloudorch.rolloutTable)),
+    );
+    const rolloutCan = (action: string, key: string) =>
+      allows(onRollouts, { action, key, attributes: ['id', 'spec'] });
+    expect(rolloutCan('dynamodb:GetItem', 'platform/r')).toBe(true);
+    expect(rolloutCan('dynamodb:PutItem', 'platform/r')).toBe(true);
+    expect(rolloutCan('dynamodb:PutItem', 'lock#team/a')).toBe(false);
+    expect(rolloutCan('dynamodb:UpdateItem', 'platform/r')).toBe(false);
+    expect(rolloutCan('dynamodb:DeleteItem', 'lock#team/a')).toBe(false);
   });
 
   it('can never write status, lease, history or intent, nor delete a record', () => {
