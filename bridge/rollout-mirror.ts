@@ -10,12 +10,14 @@
  * A deleted CloudRollout is not acted on: no finalizer, the record and its execution stay as they
  * are (see docs/bridge.md). Deleting a CR must never be what stops or changes clusters.
  */
+
 import { ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
 import { isRecordId } from '../lambdas/core/record-id.js';
 import { validateRolloutSpec } from '../lambdas/core/rollout/schema.js';
 import { formatIssues } from '../lambdas/core/spec/validate.js';
 import { RecordInvalidError } from '../lambdas/store/errors.js';
 import type { RolloutRecord } from '../lambdas/store/rollouts.js';
+import { canonicalJson } from '../lambdas/store/spec-hash.js';
 import { type RolloutControl, startRollout } from '../local/cli/rollout-control.js';
 import { type EventSink, NO_EVENTS } from './events.js';
 import type { GenerationMap } from './generations.js';
@@ -106,7 +108,7 @@ export class RolloutMirror {
           message: v.ok ? 'spec must be a mapping' : formatIssues(v.issues),
         });
       // The same comparison put makes: a spec it would call changed is a new generation.
-      if (record && isActive(record) && JSON.stringify(record.spec) !== JSON.stringify(obj.spec))
+      if (record && isActive(record) && canonicalJson(record.spec) !== canonicalJson(obj.spec))
         return this.refuse(obj, record, running(key, record));
       record = (await rollouts.put(key, obj.spec, now())).record;
     } catch (err) {

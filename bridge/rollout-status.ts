@@ -8,6 +8,7 @@ import {
   type ClusterState,
   type RolloutClusterStatus,
   type RolloutStatus,
+  rolloutActive,
   summary,
 } from '../lambdas/core/rollout/status.js';
 import type { RolloutRecord } from '../lambdas/store/rollouts.js';
@@ -62,11 +63,8 @@ export interface RolloutCounts {
 }
 
 /** Phases after which the rollout does nothing more: a new spec may replace it. */
-const FINISHED = new Set<string>(['Completed', 'Aborted']);
-
-/** True while the stored rollout may still change clusters (planned and not Completed or Aborted). */
-export const isActive = (record: RolloutRecord): boolean =>
-  record.status !== undefined && !FINISHED.has(record.status.phase);
+/** True while the stored rollout may still change clusters (the store's own rule). */
+export const isActive = (record: RolloutRecord): boolean => rolloutActive(record.status);
 
 /** What `cloudorch rollout approve` needs to hand a waiting stage its approval. */
 export const approveCommand = (id: string, stage: string): string =>

@@ -101,3 +101,18 @@ export class EksBudgetExhaustedError extends domainError(
   'Transient',
   'Every EKS request slot of this account and region is taken for longer than this function waits; CloudOrch retries with backoff. Many at once: raise the EKS API quota and CLOUDORCH_EKS_CALLS_PER_SECOND together, or spread clusters over more accounts or regions.',
 ) {}
+
+/** A rollout's spec cannot change while it runs or is halted: abort it first. */
+export class RolloutActiveError extends domainError(
+  'RolloutActiveError',
+  'Conflict',
+  'Abort the rollout first (`cloudorch rollout abort NAME`; clusters stay where they are), then apply the changed spec.',
+) {
+  constructor(
+    readonly id: string,
+    readonly phase: string,
+    opts?: CauseOnly,
+  ) {
+    super(`rollout ${id} is ${phase}: its spec cannot change until it completes or is aborted`, opts);
+  }
+}

@@ -17,9 +17,11 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, RecordInvalidError } from './errors.js';
+import { rolloutActive } from '../core/rollout/status.js';
+import { ConflictError, RecordInvalidError, RolloutActiveError } from './errors.js';
 import { isConditionFailure, readItem } from './items.js';
 import { parseRolloutItem, type RolloutRecord } from './rollout-record.js';
+import { canonicalJson } from './spec-hash.js';
 
 export type { PendingApproval, RolloutRecord } from './rollout-record.js';
 
@@ -41,7 +43,10 @@ export interface RolloutPut {
 
 export interface RolloutStore {
   get(id: string): Promise<RolloutRecord | undefined>;
-  /** Writes the spec; a changed spec is a new generation, whose status starts afresh. */
+  /**
+   * Writes the spec; a changed spec is a new generation, whose status starts afresh. While the rollout
+   * is active (planned, not Completed or Aborted) a changed spec is refused: RolloutActiveError.
+   */
   put(id: string, spec: Readonly<Record<string, unknown>>, now: Date): Promise<RolloutPut>;
   /** Reads, applies `change` (undefined: nothing to write) and writes back if nobody wrote between. */
   update(
@@ -86,8 +91,11 @@ export class DynamoRolloutStore implements RolloutStore {
 
   async put(id: string, spec: Readonly<Record<string, unknown>>, now: Date): Promise<RolloutPut> {
     const old = await this.get(id);
-    if (old && JSON.stringify(old.spec) === JSON.stringify(spec))
+    // Key order is no change: the CLI keeps the file's order, the Kubernetes API server sorts.
+    if (old && canonicalJson(old.spec) === canonicalJson(spec))
       return { record: old, changed: false, created: false };
+    // Decided on the read the write is conditioned on: a status written meanwhile fails the write.
+    if (old && rolloutActive(old.status)) throw new RolloutActiveError(id, old.status?.phase ?? 'Running');
     const at = now.toISOString();
     const record: RolloutRecord = {
       id,

@@ -53,8 +53,18 @@ function executionName(r: RolloutRecord): string {
   return `${r.id.replace('/', '-')}-g${r.generation}-a${r.attempt + 1}`.slice(0, 80);
 }
 
-export async function startRollout(c: RolloutControl, id: string): Promise<{ executionArn: string }> {
+/**
+ * Starts an execution for the rollout's generation, unless one already runs for it: once the Plan
+ * step has counted an attempt the next name differs, so the running execution is what makes a
+ * second start (a repeated apply, a restarted bridge) a no-op.
+ */
+export async function startRollout(
+  c: RolloutControl,
+  id: string,
+): Promise<{ executionArn: string; started: boolean }> {
   const r = await read(c, id);
+  if (r.executionArn && r.status?.generation === r.generation && (await running(c, r)))
+    return { executionArn: r.executionArn, started: false };
   const out = await c.sfn.send(
     new StartExecutionCommand({
       stateMachineArn: c.stateMachineArn,
@@ -62,7 +72,7 @@ export async function startRollout(c: RolloutControl, id: string): Promise<{ exe
       input: JSON.stringify({ id }),
     }),
   );
-  return { executionArn: out.executionArn ?? '' };
+  return { executionArn: out.executionArn ?? '', started: true };
 }
 
 /** Hands the waiting stage's token back; `stage`, when given, must be the stage that waits. */
@@ -87,7 +97,10 @@ export async function approveRollout(c: RolloutControl, id: string, stage?: stri
  * failed EKS update is held back until one (the fault is presumed cleared), and the new attempt
  * watches them again.
  */
-export async function resumeRollout(c: RolloutControl, id: string): Promise<{ executionArn: string }> {
+export async function resumeRollout(
+  c: RolloutControl,
+  id: string,
+): Promise<{ executionArn: string; started: boolean }> {
   const r = await read(c, id);
   const phase = r.status?.phase;
   if (phase === 'Completed' || phase === 'Aborted')

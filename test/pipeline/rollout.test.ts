@@ -285,6 +285,8 @@ describe('a rollout that meets trouble', () => {
       return s && clustersIn(s, 'all').some((c) => c.state === 'inProgress') ? true : undefined;
     });
     await expect(resumeRollout(control, id)).rejects.toThrow(/its execution still runs/);
+    // A second start (a repeated apply, a restarted bridge) finds the running execution.
+    expect(await startRollout(control, id)).toEqual({ executionArn: arn, started: false });
     // The execution disappears without a word to the record, as a kill -9 of `cloudorch dev` leaves it.
     await sfn.send(new StopExecutionCommand({ executionArn: arn }));
     expect((await statusOf(id)).phase).toBe('Running');

@@ -5,9 +5,9 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initialStatus, withCluster } from '../../lambdas/core/rollout/status.js';
+import { initialStatus, type RolloutStatus, withCluster } from '../../lambdas/core/rollout/status.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
-import { RecordInvalidError } from '../../lambdas/store/errors.js';
+import { RecordInvalidError, RolloutActiveError } from '../../lambdas/store/errors.js';
 import { DynamoRolloutStore } from '../../lambdas/store/rollouts.js';
 import { createTable } from '../../local/store/table.js';
 import { type DynamoServer, dynamoClient, startDynalite } from './servers.js';
@@ -43,6 +43,31 @@ describe('rollout records', () => {
     });
     const next = await s.put('platform/r', { ...SPEC, change: { tags: { a: 'c' } } }, at(2000));
     expect(next.record).toMatchObject({ generation: 2, version: 2, createdAt: T0.toISOString() });
+  });
+
+  it('reads keys in any order as the same spec, and refuses a changed spec while the rollout is active', async () => {
+    const { s } = await store();
+    await s.put('platform/r', SPEC, T0);
+    const reordered = { stages: SPEC.stages, change: SPEC.change, clusters: SPEC.clusters };
+    expect(await s.put('platform/r', reordered, at(1000))).toMatchObject({ changed: false });
+    const plan = [
+      { name: 'all', clusters: ['team/a'], maxConcurrency: 1, soakSeconds: 0, approval: 'none' as const },
+    ];
+    await s.update('platform/r', () => ({ status: { ...initialStatus(1, plan, T0), phase: 'Halted' } }), T0);
+    const err = await s
+      .put('platform/r', { ...SPEC, change: { tags: { a: 'z' } } }, at(2000))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RolloutActiveError);
+    expect((err as Error).message).toMatch(/platform\/r is Halted/);
+    expect((await s.get('platform/r'))?.generation).toBe(1);
+    await s.update(
+      'platform/r',
+      (r) => ({ status: { ...(r.status as RolloutStatus), phase: 'Aborted' } }),
+      T0,
+    );
+    expect(
+      (await s.put('platform/r', { ...SPEC, change: { tags: { a: 'z' } } }, at(3000))).record.generation,
+    ).toBe(2);
   });
 
   it('concurrent status updates all land: each retries on the version it lost to', async () => {

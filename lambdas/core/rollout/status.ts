@@ -140,3 +140,12 @@ export function summary(status: RolloutStatus): string {
     : '';
   return `${status.phase}: ${where}; ${counts.join(', ')}${halt}`;
 }
+
+const FINISHED: ReadonlySet<RolloutPhase> = new Set(['Completed', 'Aborted']);
+
+/**
+ * True while a rollout may still change clusters: planned and not Completed or Aborted (a halted
+ * rollout can resume). Its spec is then frozen: a new generation would change what runs.
+ */
+export const rolloutActive = (status: RolloutStatus | undefined): boolean =>
+  status !== undefined && !FINISHED.has(status.phase);
