@@ -272,7 +272,7 @@ export class Observability extends Construct {
     return d;
   }
 
-  /** One row for the Rollout machine: its executions by outcome. */
+  /** One row for rollouts: the machine's executions by outcome, and what the rollout steps report. */
   private addRolloutRow(d: cloudwatch.Dashboard, rollout: sfn.IStateMachine): void {
     const five = { period: Duration.minutes(5) };
     d.addWidgets(
@@ -285,7 +285,21 @@ export class Observability extends Construct {
           rollout.metricTimedOut(five),
           rollout.metricAborted(five),
         ],
-        width: 24,
+        width: 12,
+        height: 6,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Rollout clusters, approvals, halts and completions',
+        left: [
+          metric(METRIC.RolloutClusters, 'Sum', { Outcome: 'Succeeded' }),
+          metric(METRIC.RolloutClusters, 'Sum', { Outcome: 'Failed' }),
+        ],
+        right: [
+          metric(METRIC.RolloutApprovalsRequested, 'Sum'),
+          metric(METRIC.RolloutsHalted, 'Sum'),
+          metric(METRIC.RolloutsCompleted, 'Sum'),
+        ],
+        width: 12,
         height: 6,
       }),
     );

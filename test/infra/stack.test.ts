@@ -400,6 +400,10 @@ describe('observability', () => {
       'Throttles',
       'Clusters by last outcome',
       'Rollout executions',
+      METRIC.RolloutClusters,
+      METRIC.RolloutApprovalsRequested,
+      METRIC.RolloutsHalted,
+      METRIC.RolloutsCompleted,
     ]) {
       expect(body).toContain(m);
     }
