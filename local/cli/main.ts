@@ -38,6 +38,11 @@ export function buildProgram(): Command {
       'Reconcile state machine of a deployed stack (stack output StateMachineArn)',
     )
     .option('--profile <name>', 'AWS profile to use')
+    .option('--rollout-table <name>', 'rollout table of a deployed stack (stack output RolloutTableName)')
+    .option(
+      '--rollout-state-machine-arn <arn>',
+      'Rollout state machine of a deployed stack (stack output RolloutStateMachineArn)',
+    )
     .option(
       '--policy-bundle <s3-url>',
       'policy bundle a deployed stack serves, for plan (stack output PolicyBundleUrl)',

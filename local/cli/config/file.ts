@@ -25,6 +25,9 @@ export const StoredTargetSchema = z
     profile: nonEmpty.optional(),
     /** The stack output PolicyBundleUrl (`s3://bucket/key`). */
     policyBundle: nonEmpty.optional(),
+    /** The stack outputs RolloutTableName and RolloutStateMachineArn, for `cloudorch rollout`. */
+    rolloutTable: nonEmpty.optional(),
+    rolloutStateMachineArn: nonEmpty.optional(),
     /** The stack's deployment defaults for creates; they must match the stack's own. */
     defaults: z
       .object({
