@@ -16,6 +16,7 @@ import { registerGet } from './commands/get.js';
 import { registerLifecycle } from './commands/lifecycle.js';
 import { registerPlan } from './commands/plan.js';
 import { registerPolicy } from './commands/policy.js';
+import { registerRollout } from './commands/rollout.js';
 import { registerSim } from './commands/sim.js';
 import { registerVersion } from './commands/version.js';
 import { cliVersion } from './config/cli-version.js';
@@ -63,6 +64,7 @@ export function buildProgram(): Command {
     registerDescribe,
     registerPlan,
     registerLifecycle,
+    registerRollout,
     registerPolicy,
     registerSim,
     registerConfig,
