@@ -12,6 +12,7 @@ import { ENV } from '../../lambdas/config.js';
 import { setTarget } from '../../local/cli/commands/config.js';
 import { type AwsSelection, selectTarget } from '../../local/cli/config/resolve.js';
 import { loadManifests } from '../../local/cli/load.js';
+import { type FleetMember, previewRollout } from '../../local/cli/rollout-preview.js';
 import { CLI, minimalEnv, ROOT } from './dev-child.js';
 
 const PATH = '/home/u/.config/cloudorch/config.yaml';
@@ -151,5 +152,34 @@ describe('loading CloudRollouts beside CloudClusters', () => {
     expect(issues.map((i) => i.message)).toEqual([
       `${list}#1.items[1]: metadata.name: cloudrollout platform/r is defined twice (first in ${list}#1.items[0])`,
     ]);
+  });
+});
+
+describe('examples/rollouts', () => {
+  it('the rollout plans on the example fleet: canary with approval after, early at 2, the rest at 50%', async () => {
+    const { manifests, rollouts, issues } = await loadManifests([join(ROOT, 'examples/rollouts')]);
+    expect(issues).toEqual([]);
+    expect(manifests).toHaveLength(6);
+    const fleet = new Map<string, FleetMember>(
+      manifests.map((m) => [
+        m.id,
+        { id: m.id, labels: m.labels, spec: m.spec, generation: 1, deletionRequested: false },
+      ]),
+    );
+    const [example] = rollouts;
+    const p = previewRollout(example?.rollout.spec ?? ({} as never), fleet);
+    if (!p.ok) throw new Error(p.errors.join('; '));
+    expect(p.stages.map((s) => [s.name, s.clusters.length, s.maxConcurrency, s.approval])).toEqual([
+      ['canary', 1, 1, 'after'],
+      ['early', 2, 2, 'none'],
+      ['rest', 3, 2, 'none'],
+    ]);
+    expect([...p.clusters.values()].every((c) => c.merged.kubernetesVersion === '1.34')).toBe(true);
+  });
+
+  it('stays out of `apply -f examples/`, which reads the folder without descending', async () => {
+    const { rollouts, issues } = await loadManifests([join(ROOT, 'examples')]);
+    expect(issues).toEqual([]);
+    expect(rollouts).toEqual([]);
   });
 });
