@@ -239,6 +239,8 @@ describe('a rollout from plan to completion', () => {
     const y = await cloudorch(['rollout', 'get', 'to-1-34', '-n', 'platform', '-o', 'yaml']);
     expect(y.stdout).toMatch(/^apiVersion: compute\.cloudorch\.io\/v1\nkind: CloudRollout\n/);
     expect(y.stdout).not.toMatch(/token/);
+    // Shell completion of the rollout subcommands offers the rollout names.
+    expect((await cloudorch(['__complete', 'rollouts'])).stdout).toBe('to-1-34\n');
   }, 120_000);
 });
 
