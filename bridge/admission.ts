@@ -2,8 +2,10 @@
  * The admission decision for one AdmissionReview request: the spec schema first (messages name the
  * field and the rule), then the same WASM policy bundle the pipeline runs before every apply, with
  * an empty observation, the plan from nothing to this spec and the spec's cost estimate. The engine
- * fails closed, so a missing bundle denies. Changes that cannot make a spec worse (deletes, metadata
- * or status edits, anything on an object being deleted) are allowed so a finalizer can always go.
+ * fails closed, so a missing bundle denies. Warn violations, and operations the policies will hold
+ * for approval, come back as admission warnings. Changes that cannot make a spec worse (deletes,
+ * metadata or status edits, anything on an object being deleted) are allowed so a finalizer can
+ * always go.
  */
 import { estimateSpecCost } from '../lambdas/core/cost/estimate.js';
 import { plan } from '../lambdas/core/plan/plan.js';
@@ -14,6 +16,7 @@ import {
   type PolicyInput,
 } from '../lambdas/core/policy-input.js';
 import { formatIssues, validateSpec } from '../lambdas/core/spec/validate.js';
+import { approveCommand } from '../lambdas/core/status-approval.js';
 
 export interface AdmissionRequest {
   readonly uid: string;
@@ -68,7 +71,7 @@ export class AdmissionReviewError extends Error {
   override readonly name = 'AdmissionReviewError';
 }
 
-type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** Parses an AdmissionReview v1 body; throws AdmissionReviewError when it is not one. */
@@ -92,25 +95,23 @@ const canonical = (x: unknown): string =>
     isObj(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
 
-const allow = (uid: string, warnings: string[] = []): AdmissionResponse => ({
+export const allow = (uid: string, warnings: string[] = []): AdmissionResponse => ({
   uid,
   allowed: true,
   ...(warnings.length > 0 ? { warnings } : {}),
 });
 
-const deny = (uid: string, message: string): AdmissionResponse => ({
+export const deny = (uid: string, message: string): AdmissionResponse => ({
   uid,
   allowed: false,
   status: { code: 403, reason: 'Forbidden', message },
 });
 
-export async function admit(
-  req: AdmissionRequest,
-  engine: Decider,
-  now: Date,
-  claims?: ClaimLookup,
-  claimTimeoutMs = CLAIM_LOOKUP_TIMEOUT_MS,
-): Promise<AdmissionResponse> {
+/**
+ * The object and its metadata when the request changes a spec, or the allowed response when it
+ * cannot make one worse (not a create or update, an object being deleted, the spec unchanged).
+ */
+export function specChange(req: AdmissionRequest): AdmissionResponse | { obj: Obj; meta: Obj } {
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return allow(req.uid);
   const obj = isObj(req.object) ? req.object : {};
   const meta = isObj(obj['metadata']) ? obj['metadata'] : {};
@@ -122,6 +123,19 @@ export async function admit(
   ) {
     return allow(req.uid);
   }
+  return { obj, meta };
+}
+
+export async function admit(
+  req: AdmissionRequest,
+  engine: Decider,
+  now: Date,
+  claims?: ClaimLookup,
+  claimTimeoutMs = CLAIM_LOOKUP_TIMEOUT_MS,
+): Promise<AdmissionResponse> {
+  const change = specChange(req);
+  if (!('obj' in change)) return change;
+  const { obj, meta } = change;
   const v = validateSpec(obj['spec']);
   if (!v.ok) return deny(req.uid, `spec is invalid: ${formatIssues(v.issues)}`);
   const namespace = req.namespace ?? (typeof meta['namespace'] === 'string' ? meta['namespace'] : 'default');
@@ -159,5 +173,10 @@ export async function admit(
     const listed = errors.length > 0 ? errors : decision.violations;
     return deny(req.uid, `denied by policy: ${listed.map((x) => `${x.rule}: ${x.message}`).join('; ')}`);
   }
-  return allow(req.uid, warnings);
+  // Admitted, but the pipeline will hold these operations until a human approves them.
+  const approvals = decision.approvals.map(
+    (a) =>
+      `approval will be needed: ${a.operation} (${a.rule}): ${a.reason}; once the change is applied, approve it with ${approveCommand(desired.id)}`,
+  );
+  return allow(req.uid, [...warnings, ...approvals]);
 }

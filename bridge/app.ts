@@ -1,11 +1,13 @@
 /**
- * Wires the bridge: informer -> work queue -> mirror (writes only while leading), the webhook, the
- * health server and leader election. `startBridge` is what main.ts runs and what the tests start
- * in-process against a real API server; it fails if the webhook or health port cannot be bound.
+ * Wires the bridge: informer -> work queue -> mirror for CloudClusters and for CloudRollouts (both
+ * write only while leading), the webhook, the health server and leader election. `startBridge` is
+ * what main.ts runs and what the tests start in-process against a real API server; it fails if the
+ * webhook or health port cannot be bound.
  */
 import { hostname } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   type BundleSource,
@@ -26,6 +28,7 @@ import { CloudClusterApi } from './kube.js';
 import { LeaderElector } from './leader.js';
 import { type BeforeWrite, Mirror } from './mirror.js';
 import { WorkQueue } from './queue.js';
+import { type RolloutPipeline, rolloutPipeline } from './rollout-pipeline.js';
 import { startWebhook } from './webhook.js';
 
 export type Log = (msg: string) => void;
@@ -46,6 +49,8 @@ export function policyEngineFor(flags: BridgeFlags): PolicyEngine {
 export interface BridgeDeps {
   readonly kc: KubeConfig;
   readonly dynamo: DynamoDBClient;
+  /** Starts Rollout executions; default the SDK's standard chain. */
+  readonly sfn?: SFNClient;
   readonly engine: PolicyEngine;
   readonly log?: Log;
   /** Lease holder name; default POD_NAME or host name and pid. */
@@ -64,6 +69,7 @@ export interface RunningBridge {
   readonly queue: WorkQueue;
   readonly mirror: Mirror;
   readonly events: EventRecorder;
+  readonly rollouts: RolloutPipeline;
   isLeader(): boolean;
   stop(): Promise<void>;
 }
@@ -83,17 +89,17 @@ function podOf(deps: BridgeDeps): EventSubject | undefined {
   return pod && { apiVersion: 'v1', kind: 'Pod', metadata: pod };
 }
 
-/** The queue writes only while this replica leads (or always, without leader election). */
+/** The queues write only while this replica leads (or always, without leader election). */
 function startWriting(
   flags: BridgeFlags,
   deps: BridgeDeps,
-  queue: WorkQueue,
+  queues: readonly WorkQueue[],
   everyKey: () => void,
   log: Log,
   events: EventSink,
 ): LeaderElector | undefined {
   if (!flags.leaderElect) {
-    queue.start();
+    for (const q of queues) q.start();
     return undefined;
   }
   const elector = new LeaderElector({
@@ -104,11 +110,11 @@ function startWriting(
     leaseDurationSeconds: flags.leaseDurationSeconds,
     log,
     onStartedLeading: () => {
-      queue.start();
+      for (const q of queues) q.start();
       everyKey();
     },
     onStoppedLeading: () => {
-      queue.pause();
+      for (const q of queues) q.pause();
       deps.onLostLeadership?.();
     },
     // The Pod stays Ready (its webhook works), so `kubectl describe pod` is where this shows.
@@ -197,17 +203,32 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
   const log = deps.log ?? jsonLog;
   const store = new DynamoDesiredStateStore({ client: deps.dynamo, tableName: flags.tableName });
   const { informer, queue, mirror, events, everyKey } = pipeline(flags, deps, store, log);
+  const rollouts = rolloutPipeline({
+    flags,
+    kc: deps.kc,
+    dynamo: deps.dynamo,
+    sfn: deps.sfn ?? new SFNClient({}),
+    events,
+    log,
+  });
+  const allKeys = () => {
+    everyKey();
+    rollouts.everyKey();
+  };
   let elector: LeaderElector | undefined;
   const { webhook, health } = await servers(flags, deps, log, {
     watch: () => informer.health(),
+    rolloutWatch: () => rollouts.informer.health(),
     store,
+    rolloutStore: rollouts.store,
     engine: deps.engine,
     elector: () => elector,
   });
-  elector = startWriting(flags, deps, queue, everyKey, log, events);
+  elector = startWriting(flags, deps, [queue, rollouts.queue], allKeys, log, events);
   informer.start();
+  rollouts.informer.start();
   // Status comes from DynamoDB, which the bridge does not watch: re-read every record periodically.
-  const resync = setInterval(everyKey, flags.resyncSeconds * 1000);
+  const resync = setInterval(allKeys, flags.resyncSeconds * 1000);
   log(
     `started: webhook :${webhook.port}, health :${health.port}, leader election ${flags.leaderElect ? 'on' : 'off'}`,
   );
@@ -218,12 +239,13 @@ export async function startBridge(flags: BridgeFlags, deps: BridgeDeps): Promise
     queue,
     mirror,
     events,
+    rollouts,
     isLeader: () => (elector ? elector.isLeader() : true),
     stop: async () => {
       clearInterval(resync);
-      // The informer first (no new keys), then the queue drains, so no write outlives the bridge.
-      await informer.stop();
-      await queue.stop();
+      // The informers first (no new keys), then the queues drain, so no write outlives the bridge.
+      await Promise.all([informer.stop(), rollouts.informer.stop()]);
+      await Promise.all([queue.stop(), rollouts.queue.stop()]);
       await elector?.stop();
       await events.flush();
       await Promise.all([webhook.close(), health.close()]);

@@ -3,19 +3,29 @@
  * these by a test, so the path the webhook serves and the path the API server calls cannot diverge.
  */
 import { API_VERSION, KIND } from '../lambdas/core/manifest.js';
+import { ROLLOUT_KIND } from '../lambdas/core/rollout/manifest.js';
 
 export const GROUP = API_VERSION.split('/')[0] as string;
 export const VERSION = API_VERSION.split('/')[1] as string;
 export const PLURAL = 'cloudclusters';
 export const SINGULAR = 'cloudcluster';
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
-export { API_VERSION, KIND };
+export { API_VERSION, KIND, ROLLOUT_KIND };
+
+/** CloudRollout: one change rolled across many clusters; same group and version. */
+export const ROLLOUT_PLURAL = 'cloudrollouts';
+export const ROLLOUT_SINGULAR = 'cloudrollout';
+export const ROLLOUT_CRD_NAME = `${ROLLOUT_PLURAL}.${GROUP}`;
 
 /** Held on every mirrored CR until its record says the cluster is gone (or retained). */
 export const FINALIZER = `${GROUP}/bridge`;
 
-/** The one path the webhook server serves and the ValidatingWebhookConfiguration names. */
+/** The CloudCluster path the webhook server serves and the ValidatingWebhookConfiguration names. */
 export const WEBHOOK_PATH = '/validate-cloudclusters';
+/** The CloudRollout path, likewise. */
+export const ROLLOUT_WEBHOOK_PATH = '/validate-cloudrollouts';
+/** Every path the webhook server serves; a test checks each manifest path is one of them. */
+export const WEBHOOK_PATHS = [WEBHOOK_PATH, ROLLOUT_WEBHOOK_PATH] as const;
 export const HEALTHZ_PATH = '/healthz';
 /** Readiness of the webhook (what the Service routes to): the server listens, the bundle is loaded. */
 export const READYZ_PATH = '/readyz';
@@ -34,5 +44,6 @@ export const DEPLOY = {
   name: 'cloudorch-bridge',
   webhookService: 'cloudorch-bridge-webhook',
   webhookName: 'validate.cloudclusters.compute.cloudorch.io',
+  rolloutWebhookName: 'validate.cloudrollouts.compute.cloudorch.io',
   leaseName: 'cloudorch-bridge-leader',
 } as const;

@@ -1,7 +1,8 @@
 /**
  * Generates the CloudCluster CRD from the spec schema (the one source), converted to a Kubernetes
- * structural schema. The committed `deploy/crd.yaml` is this function's output; a test checks that.
- * Regenerate with `npx tsx bridge/crd.ts`.
+ * structural schema. The committed `deploy/crd.yaml` is this function's output, and
+ * `deploy/rollout-crd.yaml` is rollout-crd.ts's; a test checks both.
+ * Regenerate both with `npx tsx bridge/crd.ts`.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,69 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { specJsonSchema } from '../lambdas/core/spec/schema.js';
 import { CRD_NAME, GROUP, KIND, PLURAL, SINGULAR, VERSION } from './constants.js';
+import { ROLLOUT_CRD_FILE, renderRolloutCrd } from './rollout-crd.js';
+import { toStructural } from './structural.js';
+
+export { SchemaConversionError, toStructural } from './structural.js';
 
 type Json = Record<string, unknown>;
-
-/** Keywords a structural schema accepts as they are. */
-const KEPT = new Set([
-  'type',
-  'description',
-  'default',
-  'enum',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'required',
-  'format',
-]);
-/**
- * Keywords Kubernetes has no place for; the webhook runs the full schema, so nothing is lost there.
- * `readOnly` is zod's mark of a readonly TypeScript type, not an API-server rule.
- */
-const DROPPED = new Set(['$schema', 'propertyNames', 'readOnly']);
-
-export class SchemaConversionError extends Error {
-  override readonly name = 'SchemaConversionError';
-}
-
-function isJson(x: unknown): x is Json {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
-/**
- * JSON Schema (draft 2020-12, as zod emits it) to an openAPIV3Schema Kubernetes accepts:
- * `const` becomes a one-value enum, `additionalProperties: false` is dropped (Kubernetes forbids it
- * beside `properties` and prunes unknown fields itself), a map keeps its value schema, and a node
- * without a type preserves unknown fields. Any other keyword fails generation rather than vanish.
- */
-export function toStructural(schema: Json, path = 'spec'): Json {
-  const out: Json = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (KEPT.has(key)) out[key] = value;
-    else if (DROPPED.has(key)) continue;
-    else if (key === 'const') out['enum'] = [value];
-    else if (key === 'properties' && isJson(value)) {
-      out['properties'] = Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, toStructural(v as Json, `${path}.${k}`)]),
-      );
-    } else if (key === 'items' && isJson(value)) out['items'] = toStructural(value, `${path}[]`);
-    else if (key === 'additionalProperties') {
-      if (value === false) continue;
-      if (isJson(value) && schema['properties'] === undefined) {
-        out['additionalProperties'] = toStructural(value, `${path}.*`);
-      } else
-        throw new SchemaConversionError(
-          `${path}: additionalProperties ${JSON.stringify(value)} has no structural form`,
-        );
-    } else throw new SchemaConversionError(`${path}: keyword ${key} has no structural form`);
-  }
-  if (out['type'] === undefined) out['x-kubernetes-preserve-unknown-fields'] = true;
-  return out;
-}
 
 const str = { type: 'string' };
 const int = { type: 'integer', format: 'int64' };
@@ -239,4 +183,6 @@ export function renderCrd(): string {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   writeFileSync(CRD_FILE, renderCrd());
   console.log(`wrote ${CRD_FILE}`);
+  writeFileSync(ROLLOUT_CRD_FILE, renderRolloutCrd());
+  console.log(`wrote ${ROLLOUT_CRD_FILE}`);
 }

@@ -17,6 +17,14 @@ interface FlagSpec {
 /** The flag table: the single list the parser, `--help` and the manifest test read. */
 export const FLAGS = {
   'table-name': { kind: 'string', help: 'DynamoDB desired-state table (stack output TableName)' },
+  'rollout-table-name': {
+    kind: 'string',
+    help: 'DynamoDB rollout table that CloudRollouts are mirrored to (stack output RolloutTableName)',
+  },
+  'rollout-state-machine-arn': {
+    kind: 'string',
+    help: 'Rollout state machine a mirrored CloudRollout starts (stack output RolloutStateMachineArn)',
+  },
   'policy-bundle': {
     kind: 'string',
     help: 'policy bundle: s3://bucket/key (stack output PolicyBundleUrl) or a file path',
@@ -55,6 +63,8 @@ export type FlagName = keyof typeof FLAGS;
 
 export interface BridgeFlags {
   readonly tableName: string;
+  readonly rolloutTableName: string;
+  readonly rolloutStateMachineArn: string;
   readonly policyBundle: string;
   readonly policyReloadSeconds: number;
   readonly bindAddress: string;
@@ -74,7 +84,12 @@ export class FlagError extends Error {
   override readonly name = 'FlagError';
 }
 
-const REQUIRED: readonly FlagName[] = ['table-name', 'policy-bundle'];
+const REQUIRED: readonly FlagName[] = [
+  'table-name',
+  'policy-bundle',
+  'rollout-table-name',
+  'rollout-state-machine-arn',
+];
 
 function isFlagName(name: string): name is FlagName {
   return Object.hasOwn(FLAGS, name);
@@ -143,6 +158,8 @@ export function parseFlags(argv: readonly string[]): BridgeFlags {
   };
   return {
     tableName: get('table-name') as string,
+    rolloutTableName: get('rollout-table-name') as string,
+    rolloutStateMachineArn: get('rollout-state-machine-arn') as string,
     policyBundle: get('policy-bundle') as string,
     policyReloadSeconds: get('policy-reload-seconds') as number,
     bindAddress: get('bind-address') as string,

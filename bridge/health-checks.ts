@@ -4,6 +4,7 @@
  * DynamoDB outage leaves admission working while `/readyz/mirror` says why nothing is mirrored.
  */
 import type { PolicyEngine } from '../lambdas/policy/index.js';
+import type { RolloutStore } from '../lambdas/store/rollouts.js';
 import type { DesiredStateStore } from '../lambdas/store/types.js';
 import type { HealthChecks } from './health.js';
 import type { CloudClusterInformer } from './informer.js';
@@ -16,9 +17,20 @@ export interface CheckSources {
   readonly webhookListening: () => boolean;
   readonly watch: () => ReturnType<CloudClusterInformer['health']> | undefined;
   readonly store: DesiredStateStore;
+  /** The CloudRollout watch and the rollout table, checked the same way. */
+  readonly rolloutWatch: () => ReturnType<CloudClusterInformer['health']> | undefined;
+  readonly rolloutStore: Pick<RolloutStore, 'get'>;
   readonly engine: PolicyEngine;
   /** Undefined without leader election. */
   readonly elector: () => LeaderElector | undefined;
+}
+
+function watchProblem(
+  what: string,
+  h: ReturnType<CloudClusterInformer['health']> | undefined,
+): string | undefined {
+  if (!h?.synced) return `${what} not listed yet${h?.lastError ? `: ${h.lastError}` : ''}`;
+  return h.watching ? undefined : `watch is reconnecting${h.lastError ? `: ${h.lastError}` : ''}`;
 }
 
 export function healthChecks(src: CheckSources): HealthChecks {
@@ -33,13 +45,14 @@ export function healthChecks(src: CheckSources): HealthChecks {
       },
     },
     mirror: {
-      watch: () => {
-        const h = src.watch();
-        if (!h?.synced) return `cloudclusters not listed yet${h?.lastError ? `: ${h.lastError}` : ''}`;
-        return h.watching ? undefined : `watch is reconnecting${h.lastError ? `: ${h.lastError}` : ''}`;
-      },
+      watch: () => watchProblem('cloudclusters', src.watch()),
       dynamodb: async () => {
         await src.store.get(PROBE_ID);
+        return undefined;
+      },
+      'rollout-watch': () => watchProblem('cloudrollouts', src.rolloutWatch()),
+      'rollout-table': async () => {
+        await src.rolloutStore.get(PROBE_ID);
         return undefined;
       },
       // A follower is healthy; a replica whose election keeps failing can never mirror.

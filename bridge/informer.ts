@@ -1,5 +1,5 @@
 /**
- * List-then-watch cache of CloudClusters. The watch resumes from the last resourceVersion it saw
+ * List-then-watch cache of CloudClusters (or, given their API, CloudRollouts). The watch resumes from the last resourceVersion it saw
  * (bookmarks included), so a dropped connection or an API server restart loses nothing; when that
  * version has been compacted (410 Gone) it lists again and reports every key, so the level-triggered
  * mirror sees the current state of each object. It never gives up: failures back off with jitter.
@@ -98,7 +98,7 @@ export class CloudClusterInformer {
         if (this.stopped) break;
         if (isGone(err)) needList = true;
         this.lastError = describeError(err);
-        this.opts.log?.(`cloudclusters watch failed (${this.lastError}); retrying`);
+        this.opts.log?.(`${this.opts.api.plural} watch failed (${this.lastError}); retrying`);
         failures++;
         await sleep(backoffDelay(Math.min(failures, 10), this.backoff) + 50, this.abort.signal);
       }

@@ -84,18 +84,22 @@ export class CloudClusterApi {
   private readonly api: CustomObjectsApi;
   private readonly watcher: Watch;
 
-  /** `namespace` empty: every namespace. */
+  /**
+   * `namespace` empty: every namespace. `plural` picks the kind (CloudRollouts use this same API:
+   * the bridge reads and writes the same metadata and status on both).
+   */
   constructor(
     kc: KubeConfig,
     readonly namespace: string,
+    readonly plural: string = PLURAL,
   ) {
     this.api = kc.makeApiClient(CustomObjectsApi);
     this.watcher = new Watch(kc);
   }
 
   async list(): Promise<ObjectList> {
-    const base = { group: GROUP, version: VERSION, plural: PLURAL };
-    const out: unknown = await call('list cloudclusters', () =>
+    const base = { group: GROUP, version: VERSION, plural: this.plural };
+    const out: unknown = await call(`list ${this.plural}`, () =>
       this.namespace
         ? this.api.listNamespacedCustomObject({ ...base, namespace: this.namespace })
         : this.api.listClusterCustomObject(base),
@@ -114,8 +118,8 @@ export class CloudClusterApi {
     timeoutSeconds: number,
   ): Promise<AbortController> {
     const path = this.namespace
-      ? `/apis/${GROUP}/${VERSION}/namespaces/${this.namespace}/${PLURAL}`
-      : `/apis/${GROUP}/${VERSION}/${PLURAL}`;
+      ? `/apis/${GROUP}/${VERSION}/namespaces/${this.namespace}/${this.plural}`
+      : `/apis/${GROUP}/${VERSION}/${this.plural}`;
     return this.watcher.watch(
       path,
       { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
@@ -131,7 +135,13 @@ export class CloudClusterApi {
 
   async get(namespace: string, name: string): Promise<CloudClusterObject> {
     const out: unknown = await call(`get ${namespace}/${name}`, () =>
-      this.api.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name }),
+      this.api.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: this.plural,
+        namespace,
+        name,
+      }),
     );
     return asCloudCluster(out);
   }
@@ -142,7 +152,7 @@ export class CloudClusterApi {
     const body = { metadata: { resourceVersion, finalizers } };
     const out: unknown = await call(`patch finalizers of ${namespace}/${name}`, () =>
       this.api.patchNamespacedCustomObject(
-        { group: GROUP, version: VERSION, plural: PLURAL, namespace, name, body },
+        { group: GROUP, version: VERSION, plural: this.plural, namespace, name, body },
         mergePatch,
       ),
     );
@@ -155,7 +165,7 @@ export class CloudClusterApi {
     const body = { metadata: { resourceVersion }, status };
     const out: unknown = await call(`patch status of ${namespace}/${name}`, () =>
       this.api.patchNamespacedCustomObjectStatus(
-        { group: GROUP, version: VERSION, plural: PLURAL, namespace, name, body },
+        { group: GROUP, version: VERSION, plural: this.plural, namespace, name, body },
         mergePatch,
       ),
     );

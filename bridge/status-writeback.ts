@@ -61,13 +61,17 @@ function canonical(x: unknown): string {
   return JSON.stringify(x);
 }
 
-/** The merge patch from the CR's current status to `next`, or undefined when nothing differs. */
+/**
+ * The merge patch from the CR's current status to `next`, or undefined when nothing differs.
+ * `fields` are the ones the bridge owns on this kind (a CloudRollout owns others).
+ */
 export function statusPatch(
   current: Record<string, unknown> | undefined,
-  next: CrStatus,
+  next: Readonly<Record<string, unknown>>,
+  fields: readonly string[] = OWNED_FIELDS,
 ): Record<string, unknown> | undefined {
   const patch: Record<string, unknown> = {};
-  for (const field of OWNED_FIELDS) {
+  for (const field of fields) {
     const want = next[field];
     const have = current?.[field];
     if (want === undefined) {

@@ -1,7 +1,8 @@
 /**
  * The validating webhook over HTTPS: TLS 1.3 minimum, certificate and key from the mounted secret
- * (re-read when cert-manager rotates them), one path: {@link WEBHOOK_PATH}, the same constant the
- * ValidatingWebhookConfiguration is checked against. Start-up fails if the port cannot be bound.
+ * (re-read when cert-manager rotates them), one path per kind: {@link WEBHOOK_PATH} for CloudClusters
+ * and {@link ROLLOUT_WEBHOOK_PATH} for CloudRollouts, the constants the ValidatingWebhookConfiguration
+ * is checked against. Start-up fails if the port cannot be bound.
  */
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,7 +17,8 @@ import {
   reviewResponse,
 } from './admission.js';
 import { describeError } from './api-errors.js';
-import { CERT_FILE, KEY_FILE, WEBHOOK_PATH } from './constants.js';
+import { CERT_FILE, KEY_FILE, ROLLOUT_WEBHOOK_PATH, WEBHOOK_PATH } from './constants.js';
+import { admitRollout } from './rollout-admission.js';
 
 const MAX_BODY = 3 * 1024 * 1024; // the API server's own request limit is 3 MiB
 
@@ -56,11 +58,13 @@ export function admissionHandler(
 ) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
-    if (path !== WEBHOOK_PATH) return send(res, 404, { message: `not found: ${path}` });
+    if (path !== WEBHOOK_PATH && path !== ROLLOUT_WEBHOOK_PATH)
+      return send(res, 404, { message: `not found: ${path}` });
     if (req.method !== 'POST') return send(res, 405, { message: 'POST an AdmissionReview' });
     try {
       const review = parseReview(JSON.parse(await readBody(req)));
-      const response = await admit(review, engine, clock(), claims);
+      const response =
+        path === ROLLOUT_WEBHOOK_PATH ? admitRollout(review) : await admit(review, engine, clock(), claims);
       if (!response.allowed)
         log(`denied ${review.operation} ${review.namespace}/${review.name}: ${response.status?.message}`);
       send(res, 200, reviewResponse(response));

@@ -117,6 +117,12 @@ export const METRIC = {
   SweepCadenceSeconds: 'SweepCadenceSeconds',
   /** Shards that could not check all their clusters in one period (the cadence degraded). */
   SweepShardsDegraded: 'SweepShardsDegraded',
+  /** Clusters a rollout finished, by Outcome (Succeeded, Failed). */
+  RolloutClusters: 'RolloutClusters',
+  /** Rollouts that halted, completed, or started waiting for an approval. */
+  RolloutsHalted: 'RolloutsHalted',
+  RolloutsCompleted: 'RolloutsCompleted',
+  RolloutApprovalsRequested: 'RolloutApprovalsRequested',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 

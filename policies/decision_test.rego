@@ -4,7 +4,7 @@ import data.cloudorch
 import data.cloudorch_test.fixtures
 
 test_compliant_input_is_allowed if {
-	cloudorch.decision == {"allow": true, "violations": []} with input as fixtures.compliant
+	cloudorch.decision == {"allow": true, "violations": [], "approvals": []} with input as fixtures.compliant
 }
 
 # The shape of examples/denied-by-policy.yaml: no team tag, 40 GPU nodes in dev, about $15k a month.
@@ -30,10 +30,12 @@ test_missing_input_is_denied if {
 	d.allow == false
 }
 
-# Every package under cloudorch.rules defines `violations`; a misnamed set would never be collected.
+# Every package under cloudorch.rules defines `violations`, and `approvals` only as a set; a
+# misnamed set would never be collected.
 test_every_rule_package_defines_violations if {
 	every name, pkg in data.cloudorch.rules {
 		is_set(pkg.violations)
+		is_set(object.get(pkg, "approvals", set()))
 		is_string(name)
 	}
 }
@@ -44,5 +46,14 @@ test_violations_are_sorted_and_well_formed if {
 	every v in d.violations {
 		object.keys(v) == {"rule", "message", "severity"}
 		v.severity in {"error", "warn"}
+	}
+}
+
+test_approvals_are_sorted_and_well_formed if {
+	d := cloudorch.decision with input as fixtures.planning(fixtures.production, [fixtures.op("DeleteCluster", {})])
+	count(d.approvals) > 0
+	d.approvals == sort(d.approvals)
+	every a in d.approvals {
+		object.keys(a) == {"rule", "operation", "reason"}
 	}
 }

@@ -1,6 +1,6 @@
 # Waivers (settings.waivers): {"rule", "cluster" (record id), "reason", "expires" ("YYYY-MM-DD")}.
-# A valid, unexpired waiver turns that rule's errors for that cluster into warnings; the violation
-# stays visible. A waiver without a reason or a well-formed expiry is ignored and reported.
+# A valid, unexpired waiver turns that rule's errors for that cluster into warnings, and lifts that
+# rule's approvals for that cluster (reported as a warning instead); either stays visible. A waiver without a reason or a well-formed expiry is ignored and reported.
 package cloudorch.waivers
 
 import data.cloudorch.lib
@@ -55,3 +55,19 @@ apply(v) := object.union(v, {
 	ws := [x | some x in active; x.rule == v.rule]
 	w := ws[0]
 } else := v
+
+# The first active waiver for the approval's rule, if any.
+approval_waiver(a) := ws[0] if {
+	ws := [x | some x in active; x.rule == a.rule]
+}
+
+approval_waived(a) if approval_waiver(a)
+
+# A lifted approval, reported as a warning as a waived error is.
+waived_approval(a) := {
+	"rule": a.rule,
+	"severity": "warn",
+	"message": sprintf("%v would need approval (%v); waived until %v: %v", [a.operation, a.reason, w.expires, w.reason]),
+} if {
+	w := approval_waiver(a)
+}

@@ -20,11 +20,13 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { BUDGET_KEY_PREFIX } from '../../lambdas/core/rate-slots.js';
 import { SHARD_KEY_PREFIX } from '../../lambdas/core/shard.js';
 import type { Capability, FUNCTIONS, FunctionKey } from '../../lambdas/functions/catalog.js';
 import { eksRead, eksWrite } from './eks-statements.js';
+import { describeAlarms, publishRolloutNotice, rolloutWrite } from './rollout-statements.js';
 
 export { BUDGET_KEY_PREFIX, SHARD_KEY_PREFIX };
 
@@ -44,8 +46,10 @@ export const CLAIM_KEY_PREFIX = 'claim#';
 export const CLAIM_ATTRIBUTES = [KEY_ATTRIBUTE, 'holder', 'claimedAt'] as const;
 
 /**
- * What a spec writer (the bridge, `cloudorch apply`) may put on a record, attributes named in its
- * conditions included (`version`, `deletionRequestedAt`, `id`): never status, lease or history.
+ * What a spec writer (the bridge, `cloudorch apply`, a rollout's apply step) may put on a record,
+ * attributes named in its conditions included (`version`, `deletionRequestedAt`, `id`): never status,
+ * lease or history. `rollout` names the rollout that wrote a generation; every other spec write
+ * removes it.
  */
 export const SPEC_WRITER_ATTRIBUTES = [
   KEY_ATTRIBUTE,
@@ -55,6 +59,7 @@ export const SPEC_WRITER_ATTRIBUTES = [
   'version',
   'createdAt',
   'deletionRequestedAt',
+  'rollout',
 ] as const;
 
 /** Functions holding `table:reconcile`. */
@@ -113,6 +118,10 @@ export interface CapabilityTargets {
   readonly deleteForeignNodegroups: boolean;
   /** The function the sweep dispatcher invokes (capability `lambda:invoke-shard`). */
   readonly sweepShardFunction: lambda.IFunction;
+  /** Rollout records and cluster locks (capability `rollout:write`). */
+  readonly rolloutTable: dynamodb.TableV2;
+  /** Where rollouts tell people they wait, halted or completed (capability `notify:publish`). */
+  readonly rolloutTopic: sns.ITopic;
 }
 
 /** Sweep shard lease items in the coordination table: `shard#<account>#<region>`. */
@@ -247,6 +256,15 @@ export function statementsFor(
       return [invokeShard(t.sweepShardFunction)];
     case 'shard:lease':
       return [shardLeases(t.coordinationTable.tableArn)];
+    case 'table:spec':
+      // A rollout writes its change exactly as `cloudorch apply` would, and may do nothing more.
+      return specWriterStatements(t.table.tableArn);
+    case 'rollout:write':
+      return rolloutWrite(t.rolloutTable.tableArn);
+    case 'notify:publish':
+      return [publishRolloutNotice(t.rolloutTopic.topicArn)];
+    case 'alarms:read':
+      return [describeAlarms()];
   }
 }
 

@@ -117,7 +117,7 @@ export interface CloudOrchProps {
    */
   readonly definitionOptions?: DefinitionOptions;
   /**
-   * What happens to the desired-state table when the stack is deleted.
+   * What happens to the desired-state table and the rollout table when the stack is deleted.
    * @default RemovalPolicy.RETAIN (deletion protection is on as well)
    */
   readonly tableRemovalPolicy?: RemovalPolicy;

@@ -12,6 +12,7 @@ export interface CloudOrchStackProps extends StackProps, CloudOrchProps {}
 export const OUTPUT_ENV = {
   TableName: 'CLOUDORCH_TABLE_NAME',
   StateMachineArn: 'CLOUDORCH_STATE_MACHINE_ARN',
+  RolloutTableName: 'CLOUDORCH_ROLLOUT_TABLE',
 } as const;
 
 export class CloudOrchStack extends Stack {
@@ -28,6 +29,21 @@ export class CloudOrchStack extends Stack {
       'StateMachineArn',
       c.stateMachine.stateMachineArn,
       `Reconcile state machine (${OUTPUT_ENV.StateMachineArn} for the CLI)`,
+    );
+    out(
+      'RolloutTableName',
+      c.rolloutTable.tableName,
+      `Rollout records and cluster locks (${OUTPUT_ENV.RolloutTableName} for the CLI)`,
+    );
+    out(
+      'RolloutStateMachineArn',
+      c.rolloutStateMachine.stateMachineArn,
+      'Rollout state machine: an execution rolls out one CloudRollout, input {"id": "<namespace>/<name>"}',
+    );
+    out(
+      'RolloutTopicArn',
+      c.rolloutTopic.topicArn,
+      'Subscribe here for rollout notifications (approval needed, halted, completed)',
     );
     out('Version', c.version, `CloudOrch version deployed (also the table's ${VERSION_TAG} tag)`);
     out('BridgeRoleArn', c.bridgeRole.roleArn, 'Role for the in-cluster bridge (Pod Identity or IRSA)');

@@ -1,12 +1,13 @@
 /**
  * CloudOrch as one construct: the desired-state table, one least-privilege Lambda per step and
- * trigger, the Reconcile state machine, the triggers, the policy bundle, the bridge role and the
- * dashboard with alarms. Resources are public fields; access for others goes through `grant*`.
+ * trigger, the Reconcile state machine, the triggers, the policy bundle, the bridge role, the Rollout
+ * state machine with its table and notification topic, and the dashboard with alarms. Resources are public fields; access for others goes through `grant*`.
  */
 import { Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV, METRIC_NAMESPACE, SERVICE_NAME, SETTING_DEFAULTS } from '../../lambdas/config.js';
@@ -27,6 +28,10 @@ import { resourceFinding } from './nag.js';
 import { Observability } from './observability.js';
 import { packageVersion, VERSION_TAG } from './package-info.js';
 import { PolicyBundle } from './policy-bundle.js';
+import { RolloutStateMachine } from './rollout-state-machine.js';
+import { ALARMS_WILDCARD_REASON } from './rollout-statements.js';
+import { RolloutTable } from './rollout-table.js';
+import { RolloutTopic } from './rollout-topic.js';
 import { ReconcileStateMachine } from './state-machine.js';
 import { DesiredStateTable } from './table.js';
 import { DEFAULT_TARGET_ROLE_NAMES, roleArnIn, TargetAccess, targetSide } from './target-access.js';
@@ -40,6 +45,12 @@ export class CloudOrch extends Construct {
   readonly coordinationTable: CoordinationTable;
   readonly functions: Readonly<Record<FunctionKey, lambda.Function>>;
   readonly stateMachine: sfn.StateMachine;
+  /** CloudRollout records and the cluster locks of running rollouts. */
+  readonly rolloutTable: dynamodb.TableV2;
+  /** Rollout notifications: approval needed, halted, completed. */
+  readonly rolloutTopic: sns.Topic;
+  /** Rolls one change across many clusters, stage by stage (apart from Reconcile). */
+  readonly rolloutStateMachine: sfn.StateMachine;
   readonly policyBundle: PolicyBundle;
   readonly triggers: Triggers;
   readonly observability: Observability;
@@ -92,6 +103,11 @@ export class CloudOrch extends Construct {
     });
     this.stateMachine = machine.stateMachine;
 
+    const rollouts = this.createRollouts(props);
+    this.rolloutTable = rollouts.table;
+    this.rolloutTopic = rollouts.topic;
+    this.rolloutStateMachine = rollouts.stateMachine;
+
     this.wireCapabilities(fns, props);
     this.setSettings(fns, props);
     this.reachTargetAccounts(fns, props);
@@ -102,6 +118,7 @@ export class CloudOrch extends Construct {
 
     this.observability = new Observability(this, 'Observability', {
       stateMachine: this.stateMachine,
+      rolloutStateMachine: this.rolloutStateMachine,
       functions: FUNCTION_KEYS.map((k) => f[k]),
       statusLogGroup: fns.logGroups.writeStatus,
       deadLetterQueue: this.triggers.deadLetterQueue,
@@ -109,6 +126,26 @@ export class CloudOrch extends Construct {
       failedExecutionsThreshold: props.failedExecutionsThreshold ?? 3,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
+  }
+
+  /** The Rollout machine, apart from Reconcile: its table, its topic and the machine itself. */
+  private createRollouts(props: CloudOrchProps) {
+    const f = this.functions;
+    return {
+      table: new RolloutTable(this, 'Rollouts', {
+        ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
+      }).table,
+      topic: new RolloutTopic(this, 'RolloutNotifications').topic,
+      stateMachine: new RolloutStateMachine(this, 'RolloutStateMachine', {
+        rolloutFunctions: {
+          rolloutPlan: f.rolloutPlan,
+          rolloutApply: f.rolloutApply,
+          rolloutWatch: f.rolloutWatch,
+          rolloutReport: f.rolloutReport,
+        },
+        ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      }).stateMachine,
+    };
   }
 
   /** The sweep's schedule and settings, the stream trigger and the drift-event rule. */
@@ -171,6 +208,8 @@ export class CloudOrch extends Construct {
       deleteForeignNodegroups: props.deleteForeignNodegroups ?? false,
       sweepShardFunction: fns.functions.sweepShard,
       coordinationTable: this.coordinationTable.table,
+      rolloutTable: this.rolloutTable,
+      rolloutTopic: this.rolloutTopic,
     };
     for (const key of FUNCTION_KEYS) {
       const caps: readonly string[] = FUNCTIONS[key].capabilities;
@@ -187,17 +226,29 @@ export class CloudOrch extends Construct {
           id: resourceFinding(this, 'AwsSolutions-IAM5', reconcileExecutionsArn(Stack.of(this))),
           reason: EXECUTIONS_WILDCARD_REASON,
         });
-      const fn = fns.functions[key];
-      if (caps.includes('budget:claim') || caps.includes('shard:lease'))
-        fn.addEnvironment(ENV.coordinationTable, this.coordinationTable.table.tableName);
-      if (caps.includes('sfn:start')) fn.addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
-      if (caps.includes('policy:read')) {
-        fn.addEnvironment(ENV.policyBundleS3, this.policyBundle.s3Url);
-        fn.addEnvironment(
-          ENV.policyReloadSeconds,
-          String(props.policyReloadSeconds ?? SETTING_DEFAULTS.policyReloadSeconds),
-        );
-      }
+      if (caps.includes('alarms:read'))
+        Validations.of(fns.roles[key]).acknowledge({
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason: ALARMS_WILDCARD_REASON,
+        });
+      this.capabilityEnvironment(fns.functions[key], caps, props);
+    }
+  }
+
+  /** The environment naming what a function's capabilities reach. */
+  private capabilityEnvironment(fn: lambda.Function, caps: readonly string[], props: CloudOrchProps): void {
+    // The desired-state table (table:read, table:spec) is in every function's shared environment.
+    if (caps.includes('budget:claim') || caps.includes('shard:lease'))
+      fn.addEnvironment(ENV.coordinationTable, this.coordinationTable.table.tableName);
+    if (caps.includes('rollout:write')) fn.addEnvironment(ENV.rolloutTable, this.rolloutTable.tableName);
+    if (caps.includes('notify:publish')) fn.addEnvironment(ENV.rolloutTopic, this.rolloutTopic.topicArn);
+    if (caps.includes('sfn:start')) fn.addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
+    if (caps.includes('policy:read')) {
+      fn.addEnvironment(ENV.policyBundleS3, this.policyBundle.s3Url);
+      fn.addEnvironment(
+        ENV.policyReloadSeconds,
+        String(props.policyReloadSeconds ?? SETTING_DEFAULTS.policyReloadSeconds),
+      );
     }
   }
 

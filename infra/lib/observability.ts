@@ -16,6 +16,8 @@ import { METRIC, METRIC_NAMESPACE, type MetricName, SERVICE_NAME } from '../../l
 
 export interface ObservabilityProps {
   readonly stateMachine: sfn.IStateMachine;
+  /** The Rollout state machine: its failed and timed-out executions alarm, and get a row. */
+  readonly rolloutStateMachine: sfn.IStateMachine;
   readonly functions: readonly lambda.IFunction[];
   /** write-status's log group: "status written" lines carry each cluster's outcome. */
   readonly statusLogGroup: logs.ILogGroup;
@@ -173,12 +175,37 @@ export class Observability extends Construct {
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         },
       ),
+      rolloutsFailing: this.createRolloutAlarm(props.rolloutStateMachine),
       deadLetters: anyInFive(
         props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
         'TriggerDeadLetters',
         'A trigger (sweep, stream batch or drift event) failed for good: inspect the dead-letter queue',
       ),
     };
+  }
+
+  /**
+   * Any rollout execution that failed or timed out: a halted rollout (too many clusters failed, or
+   * aborted) or a failed step. Rollouts are few and each one matters, so one is enough.
+   */
+  private createRolloutAlarm(sm: sfn.IStateMachine): cloudwatch.Alarm {
+    const failed = new cloudwatch.MathExpression({
+      expression: 'FILL(f, 0) + FILL(t, 0)',
+      usingMetrics: {
+        f: sm.metricFailed({ period: Duration.minutes(5) }),
+        t: sm.metricTimedOut({ period: Duration.minutes(5) }),
+      },
+      label: 'Rollout executions failed or timed out',
+      period: Duration.minutes(5),
+    });
+    return failed.createAlarm(this, 'RolloutsFailing', {
+      alarmDescription:
+        'A rollout halted or failed: `cloudorch rollout describe` names the cluster and the reason',
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
   }
 
   private createDashboard(props: ObservabilityProps): cloudwatch.Dashboard {
@@ -241,6 +268,26 @@ export class Observability extends Construct {
         12,
       ),
     );
+    this.addRolloutRow(d, props.rolloutStateMachine);
     return d;
+  }
+
+  /** One row for the Rollout machine: its executions by outcome. */
+  private addRolloutRow(d: cloudwatch.Dashboard, rollout: sfn.IStateMachine): void {
+    const five = { period: Duration.minutes(5) };
+    d.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Rollout executions',
+        left: [
+          rollout.metricStarted(five),
+          rollout.metricSucceeded(five),
+          rollout.metricFailed(five),
+          rollout.metricTimedOut(five),
+          rollout.metricAborted(five),
+        ],
+        width: 24,
+        height: 6,
+      }),
+    );
   }
 }

@@ -15,6 +15,8 @@ export const ConditionType = {
   UpgradeBlocked: 'UpgradeBlocked',
   /** A control-plane step goes ahead although insights are in ERROR (`readiness: warn`). */
   UpgradeWarning: 'UpgradeWarning',
+  /** The policies hold an operation of the plan until a human approves it; nothing is called. */
+  AwaitingApproval: 'AwaitingApproval',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -62,6 +64,10 @@ export const Reason = {
   UpgradeClear: 'UpgradeClear',
   /** The step went ahead past ERROR insights. */
   UpgradeInsightsIgnored: 'UpgradeInsightsIgnored',
+  /** A policy requires a human's approval of an operation before it runs. */
+  ApprovalRequired: 'ApprovalRequired',
+  /** The last policy evaluation held no operation for approval. */
+  NoApprovalPending: 'NoApprovalPending',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -76,6 +82,8 @@ export const REASON_HINT = {
     'Change the spec so it satisfies the listed policies, or do what a violation says (a node group CloudOrch did not create: delete it, or allow it in settings), or ask a platform admin for a waiver.',
   PolicyEngineDegraded:
     'The policy bundle failed to load, so nothing is applied. Rebuild and publish the policy bundle.',
+  ApprovalRequired:
+    'A policy holds an operation of the plan until a human approves it: approve it with the command the message names, or change the spec so the plan no longer needs it. Nothing is called until then.',
   SpecInvalid: 'Fix the named fields and apply the spec again; nothing is called until then.',
   RecordInvalid:
     'The item was written to the table outside CloudOrch. Delete it (aws dynamodb delete-item) and apply the CloudCluster again with cloudorch apply.',

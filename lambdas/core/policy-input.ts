@@ -7,7 +7,7 @@ import type { CostEstimate } from './cost/estimate.js';
 import type { Observation } from './observation.js';
 import type { Desired, Operation } from './plan/types.js';
 import type { CloudClusterSpec } from './spec/schema.js';
-import type { PolicyViolation } from './status.js';
+import type { PolicyApproval, PolicyViolation } from './status.js';
 
 export interface PolicyClusterMetadata {
   /** Record id (`<namespace>/<name>`); waivers and cost overrides are granted per id. */
@@ -39,6 +39,11 @@ export interface PolicyDecision {
   /** True when no violation has severity `error`. */
   readonly allow: boolean;
   readonly violations: readonly PolicyViolation[];
+  /**
+   * Operations of the plan a human must approve before they run. They never change `allow`: a
+   * denied plan lists them too, and nothing of it runs either way.
+   */
+  readonly approvals: readonly PolicyApproval[];
 }
 
 export interface PolicyInputParts {

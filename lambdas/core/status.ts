@@ -21,6 +21,7 @@ import {
 import { Health } from './health.js';
 import type { ObservedTaint } from './observation.js';
 import type { DriftItem } from './plan/fields.js';
+import { approvalConditions, approvalSettled } from './status-approval.js';
 import { driftCondition, pausedDiffering } from './status-drift.js';
 import type { AddonSummary } from './status-parts.js';
 
@@ -85,6 +86,16 @@ export interface PolicyViolation {
   readonly severity: 'error' | 'warn';
 }
 
+/** An operation a policy lets run only once a human approves it: an entry of the decision's `approvals`. */
+export interface PolicyApproval {
+  /** The rule that asks, e.g. `production-deletion-approval`. */
+  readonly rule: string;
+  /** What would run, e.g. `delete cluster platform-prod`. */
+  readonly operation: string;
+  /** Why it needs a human. */
+  readonly reason: string;
+}
+
 export interface ClusterStatus {
   readonly conditions: readonly Condition[];
   readonly observedGeneration: number;
@@ -113,6 +124,12 @@ export type Outcome =
   | { readonly kind: 'Paused' }
   | { readonly kind: 'PolicyDenied'; readonly violations: readonly PolicyViolation[] }
   | { readonly kind: 'PolicyEngineDegraded'; readonly message: string }
+  /** The policies allow the plan but hold an operation for approval: nothing was called. */
+  | {
+      readonly kind: 'ApprovalRequired';
+      readonly message: string;
+      readonly approvals: readonly PolicyApproval[];
+    }
   | { readonly kind: 'SpecInvalid'; readonly message: string }
   | {
       readonly kind: 'Failed';
@@ -222,6 +239,8 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
         failure(PolicyCompliant, Reason.PolicyEngineDegraded, o.message, hint, g),
       ];
     }
+    case 'ApprovalRequired':
+      return approvalConditions(o.message, g);
     case 'SpecInvalid':
       return [
         ...blocked(Reason.SpecInvalid, o.message, REASON_HINT.SpecInvalid, g),
@@ -320,6 +339,8 @@ export function applyOutcome(
   if (allowed) next.push(allowed);
   const drift = driftCondition(prev, outcome, ctx);
   if (drift) next.push(drift);
+  const settled = approvalSettled(prev, outcome, ctx);
+  if (settled) next.push(settled);
   const conditions = setConditions(prev?.conditions ?? [], next, ctx.now);
   const remediation = currentRemediation(conditions);
   const { remediation: _stale, ...kept } = prev ?? {};

@@ -9,7 +9,7 @@ import type { Impossible, MutatingOperation, Operation } from '../core/plan/type
 import type { TrackedUpdate } from '../core/provider.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { SpecIssue } from '../core/spec/validate.js';
-import type { PolicyViolation } from '../core/status.js';
+import type { PolicyApproval, PolicyViolation } from '../core/status.js';
 
 /** What may start an execution; the state machine's first state refuses anything else. */
 export const TRIGGERS = ['change', 'sweep', 'drift', 'manual'] as const;
@@ -78,11 +78,22 @@ export interface PlanResult {
   readonly failedUpdate?: { readonly id: string; readonly errorCodes: readonly string[] };
 }
 
+/**
+ * What the state machine's PolicyAllowsApply choice reads (`$.policy.outcome`): `allow`, the plan's
+ * next step may run; `approval`, the policies allow the plan but an operation of it needs a human's
+ * approval first, so nothing runs and status says AwaitingApproval; `deny`, nothing runs.
+ */
+export type PolicyOutcome = 'allow' | 'approval' | 'deny';
+
 export interface PolicyResult {
+  /** The policies' own answer: no error violation. `approval` keeps it true. */
   readonly allow: boolean;
   readonly violations: readonly PolicyViolation[];
+  /** Operations that need a human's approval; listed on a deny too. */
+  readonly approvals: readonly PolicyApproval[];
   /** The engine could not load a bundle: everything is denied (fail closed). */
   readonly degraded: boolean;
+  readonly outcome: PolicyOutcome;
 }
 
 export interface ApplyStepResult {

@@ -1,9 +1,10 @@
 /**
  * Turns the raw wasm result into a typed decision, or refuses it. Anything but one well-formed,
- * self-consistent `{allow, violations}` is an error, and the engine answers an error with a deny.
+ * self-consistent `{allow, violations, approvals}` is an error, and the engine answers an error with
+ * a deny. `approvals` is required: a bundle that cannot say what needs approving is not trusted to.
  */
 import type { PolicyDecision } from '../core/policy-input.js';
-import type { PolicyViolation } from '../core/status.js';
+import type { PolicyApproval, PolicyViolation } from '../core/status.js';
 import { PolicyDecisionError } from './errors.js';
 
 /** Rules the engine itself reports; they are never produced by Rego. */
@@ -15,7 +16,7 @@ export const ENGINE_RULES = {
 } as const;
 
 export function denyDecision(rule: string, message: string): PolicyDecision {
-  return { allow: false, violations: [{ rule, message, severity: 'error' }] };
+  return { allow: false, violations: [{ rule, message, severity: 'error' }], approvals: [] };
 }
 
 function isRecord(x: unknown): x is Record<string, unknown> {
@@ -34,6 +35,18 @@ function violation(v: unknown, i: number): PolicyViolation {
   return { rule: v.rule, message: v.message, severity: v.severity };
 }
 
+function approval(a: unknown, i: number): PolicyApproval {
+  if (
+    !isRecord(a) ||
+    typeof a.rule !== 'string' ||
+    typeof a.operation !== 'string' ||
+    typeof a.reason !== 'string'
+  ) {
+    throw new PolicyDecisionError(`approvals[${i}] is not {rule, operation, reason} (all strings)`);
+  }
+  return { rule: a.rule, operation: a.operation, reason: a.reason };
+}
+
 /** `result` is what `LoadedPolicy.evaluate` returns: a result set, `[{result: <decision>}]`. */
 export function parseDecision(result: unknown): PolicyDecision {
   if (!Array.isArray(result) || result.length !== 1) {
@@ -43,10 +56,18 @@ export function parseDecision(result: unknown): PolicyDecision {
   }
   const first: unknown = result[0];
   const d = isRecord(first) ? first.result : undefined;
-  if (!isRecord(d) || typeof d.allow !== 'boolean' || !Array.isArray(d.violations)) {
-    throw new PolicyDecisionError('the decision is not {allow: boolean, violations: [...]}');
+  if (
+    !isRecord(d) ||
+    typeof d.allow !== 'boolean' ||
+    !Array.isArray(d.violations) ||
+    !Array.isArray(d.approvals)
+  ) {
+    throw new PolicyDecisionError(
+      'the decision is not {allow: boolean, violations: [...], approvals: [...]}',
+    );
   }
   const violations = d.violations.map(violation);
+  const approvals = d.approvals.map(approval);
   const errors = violations.filter((v) => v.severity === 'error').length;
   // allow and the errors must agree; a policy that says otherwise is broken, not permissive.
   if (d.allow !== (errors === 0)) {
@@ -54,5 +75,5 @@ export function parseDecision(result: unknown): PolicyDecision {
       `inconsistent decision: allow=${d.allow} with ${errors} error violation(s)`,
     );
   }
-  return { allow: d.allow, violations };
+  return { allow: d.allow, violations, approvals };
 }

@@ -38,5 +38,5 @@ export class BundleSourceError extends domainError(
 export class PolicyDecisionError extends domainError(
   'PolicyDecisionError',
   'Permanent',
-  `Make cloudorch/decision return {allow: boolean, violations: [{rule, message, severity}]}. ${REBUILD}`,
+  `Make cloudorch/decision return {allow: boolean, violations: [{rule, message, severity}], approvals: [{rule, operation, reason}]}. ${REBUILD}`,
 ) {}

@@ -7,7 +7,8 @@
  * bounded number of times if another execution holds it) -> Observe -> Plan -> PolicyCheck -> Decide:
  *   apply   -> ApplyStep -> RecordProgress -> loop check -> Wait -> Observe (fresh state each loop)
  *   wait    -> loop check -> Wait -> Observe
- *   else    -> WriteStatus (converged, denied, invalid, impossible, deleted) -> ReleaseLease -> Done,
+ *   else    -> WriteStatus (converged, denied, awaiting approval, invalid, impossible, deleted)
+ *              -> ReleaseLease -> Done,
  *              unless the spec changed meanwhile: then loop again with the newest generation
  * Every Task: TransientError retried with exponential backoff and full jitter, PermanentError
  * retried once; any error caught -> ClassifyError -> WriteFailure -> ReleaseLease -> Failed.
@@ -140,9 +141,18 @@ function reconcileLoopStates(opts: DefinitionOptions): Json {
       ],
       Default: 'WriteStatus',
     },
+    // Only an `allow` applies: a deny, and an operation awaiting approval, write status and end.
     PolicyAllowsApply: {
       Type: 'Choice',
-      Choices: [{ Variable: '$.policy.allow', BooleanEquals: true, Next: 'ApplyStep' }],
+      Choices: [
+        {
+          And: [
+            { Variable: '$.policy.allow', BooleanEquals: true },
+            { Variable: '$.policy.outcome', StringEquals: 'allow' },
+          ],
+          Next: 'ApplyStep',
+        },
+      ],
       Default: 'WriteStatus',
     },
     ApplyStep: task('apply', 'RecordProgress', { ResultPath: '$.applied' }),

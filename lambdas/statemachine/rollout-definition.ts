@@ -128,7 +128,15 @@ function stageStates(opts: RolloutDefinitionOptions): Json {
     StartAt: 'StageStart',
     States: {
       StageStart: report('stageStart', 'StartHalted', stage, '$.gate'),
-      StartHalted: halted('ApprovalBefore'),
+      // A resumed attempt passes over the stages an earlier attempt finished: no second soak or approval.
+      StartHalted: {
+        Type: 'Choice',
+        Choices: [
+          { Variable: '$.gate.halted', BooleanEquals: true, Next: 'StageHalted' },
+          { Variable: '$.gate.finished', BooleanEquals: true, Next: 'StageDone' },
+        ],
+        Default: 'ApprovalBefore',
+      },
       ApprovalBefore: approvalIs('before', 'AwaitApprovalBefore', 'Clusters'),
       AwaitApprovalBefore: approval('before', 'ApprovedBefore'),
       ApprovedBefore: report('approved', 'ApprovedBeforeHalted', { ...stage, when: 'before' }, '$.gate'),

@@ -4,10 +4,11 @@
  * bridge) goes through here, one item at a time: one malformed item is reported and skipped, and
  * never stops the others. Claim items (see claims.ts) share the table and are told apart by key.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Reason } from '../core/conditions.js';
 import { validateLabels } from '../core/labels.js';
 import { isRecordId } from '../core/record-id.js';
+import '../core/zod-locale.js';
 import { isClaimId } from './claims.js';
 import { RecordInvalidError } from './errors.js';
 import type { ClusterRecord } from './types.js';
@@ -17,8 +18,10 @@ export type StoredItem = Readonly<Record<string, unknown>>;
 
 const RECORD_INVALID: string = Reason.RecordInvalid;
 const str = z.string();
-const int = z.number().int();
-const isoTime = str.refine((t) => !Number.isNaN(Date.parse(t)), 'must be a date and time (ISO 8601)');
+const int = z.number().check(z.int());
+const isoTime = str.check(
+  z.refine((t) => !Number.isNaN(Date.parse(t)), 'must be a date and time (ISO 8601)'),
+);
 
 const conditionSchema = z.looseObject({
   type: str,
@@ -46,30 +49,36 @@ const historySchema = z.looseObject({
 
 /** What readers rely on; unknown extra attributes are kept (a newer writer may add some). */
 const recordSchema = z.looseObject({
-  id: str.refine(isRecordId, 'must be <namespace>/<name> (two DNS labels)'),
+  id: str.check(z.refine(isRecordId, 'must be <namespace>/<name> (two DNS labels)')),
   spec: z.record(str, z.unknown(), { error: 'must be a map' }),
   specHash: str,
-  generation: int.min(1),
-  version: int.min(0),
+  generation: int.check(z.minimum(1)),
+  version: int.check(z.minimum(0)),
   createdAt: isoTime,
-  labels: z
-    .record(str, str)
-    .refine((l) => validateLabels(l).ok, 'must be Kubernetes labels (see core/labels.ts)')
-    .optional(),
-  deletionRequestedAt: isoTime.optional(),
-  status: statusSchema.optional(),
-  // An expiry beyond what a Date can hold is not one this store wrote.
-  lease: z
-    .looseObject({ owner: str, expiresAt: z.number().finite().max(8.64e15), executionArn: str.optional() })
-    .optional(),
-  intent: z.looseObject({ operation: str, generation: int, at: str }).optional(),
-  trackedUpdates: z.array(z.looseObject({ id: str })).optional(),
-  history: z.array(historySchema).optional(),
-  historyAppended: int.optional(),
-  applied: z.looseObject({ generation: int, counts: z.record(str, int) }).optional(),
-  failures: z
-    .looseObject({ generation: int, count: int.min(1), lastAt: isoTime, retryAt: isoTime })
-    .optional(),
+  labels: z.optional(
+    z
+      .record(str, str)
+      .check(z.refine((l) => validateLabels(l).ok, 'must be Kubernetes labels (see core/labels.ts)')),
+  ),
+  deletionRequestedAt: z.optional(isoTime),
+  rollout: z.optional(z.looseObject({ id: str, generation: int, stage: str })),
+  status: z.optional(statusSchema),
+  // An expiry beyond what a Date can hold is not one this store wrote (zod refuses Infinity and NaN).
+  lease: z.optional(
+    z.looseObject({
+      owner: str,
+      expiresAt: z.number().check(z.maximum(8.64e15)),
+      executionArn: z.optional(str),
+    }),
+  ),
+  intent: z.optional(z.looseObject({ operation: str, generation: int, at: str })),
+  trackedUpdates: z.optional(z.array(z.looseObject({ id: str }))),
+  history: z.optional(z.array(historySchema)),
+  historyAppended: z.optional(int),
+  applied: z.optional(z.looseObject({ generation: int, counts: z.record(str, int) })),
+  failures: z.optional(
+    z.looseObject({ generation: int, count: int.check(z.minimum(1)), lastAt: isoTime, retryAt: isoTime }),
+  ),
 });
 
 export type ParsedItem =

@@ -3,6 +3,7 @@
  * and a rollout function must never act on a half-understood record. Only what the functions rely on
  * is checked; unknown extra attributes are kept for a newer writer.
  */
+import '../core/zod-locale.js';
 import * as z from 'zod/mini';
 import { isRecordId } from '../core/record-id.js';
 import type { RolloutStatus } from '../core/rollout/status.js';

@@ -16,7 +16,7 @@ import { asStored, isConditionFailure, readParsed, readRecord, type Table, updat
 import { reconcileLabels } from './label-writes.js';
 import { toRecord } from './record.js';
 import { specHash } from './spec-hash.js';
-import type { ApplyResult, ClusterRecord } from './types.js';
+import type { ApplyResult, ClusterRecord, RolloutMark } from './types.js';
 import type { Mutation } from './update.js';
 
 export interface ApplyOptions {
@@ -24,6 +24,8 @@ export interface ApplyOptions {
   readonly now?: Date;
   /** The record's labels after the write; absent: left as they are. */
   readonly labels?: Labels;
+  /** A rollout writes the change: recorded on the record. Any other spec write removes the mark. */
+  readonly rollout?: RolloutMark;
 }
 
 /** The spec write, then the labels' (only when they differ): a label change bumps no generation. */
@@ -80,7 +82,7 @@ async function applySpecOnly(
   const took = await claimTarget(t, spec, id, opts.now ?? new Date());
   try {
     const result = current
-      ? await updateSpec(t, id, current, spec, hash, expected)
+      ? await updateSpec(t, id, current, spec, hash, expected, opts.rollout)
       : await createRecord(t, id, spec, hash, expected, opts);
     if (moved) await releaseClaim(t, current.spec, id);
     return result;
@@ -139,9 +141,14 @@ async function updateSpec(
   spec: CloudClusterSpec,
   hash: string,
   expected: number | undefined,
+  rollout: RolloutMark | undefined,
 ): Promise<ApplyResult> {
   // Status writes never touch `version`, so only another spec writer can fail this condition.
-  const mutation: Mutation = { set: { spec, specHash: hash }, increment: { generation: 1, version: 1 } };
+  const mutation: Mutation = {
+    set: { spec, specHash: hash, ...(rollout ? { rollout } : {}) },
+    increment: { generation: 1, version: 1 },
+    ...(rollout ? {} : { remove: ['rollout'] }),
+  };
   const condition = {
     expression: '#version = :read AND attribute_not_exists(#deletionRequestedAt)',
     values: { ':read': current.version },

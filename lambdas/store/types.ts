@@ -70,6 +70,8 @@ export interface ClusterRecord {
   /** metadata.labels, for selectors (`cloudorch get -l`); absent when there are none. */
   readonly labels?: Labels;
   readonly deletionRequestedAt?: string;
+  /** The rollout whose change is this generation; absent once anyone else writes the spec. */
+  readonly rollout?: RolloutMark;
   readonly status?: ClusterStatus;
   readonly lease?: Lease;
   readonly intent?: Intent;
@@ -83,6 +85,13 @@ export interface ClusterRecord {
   readonly historyAppended?: number;
   readonly applied?: AppliedCounts;
   readonly failures?: Failures;
+}
+
+export interface RolloutMark {
+  readonly id: string;
+  /** The rollout's generation, and the stage that wrote the change. */
+  readonly generation: number;
+  readonly stage: string;
 }
 
 export const HISTORY_LIMIT = 50;
@@ -139,7 +148,7 @@ export interface DesiredStateStore {
   applySpec(
     id: string,
     spec: CloudClusterSpec,
-    opts?: { expectedVersion?: number; now?: Date; labels?: Labels },
+    opts?: { expectedVersion?: number; now?: Date; labels?: Labels; rollout?: RolloutMark },
   ): Promise<ApplyResult>;
   /**
    * Replaces the record's labels (validated by the caller, core/labels.ts) without touching the spec,

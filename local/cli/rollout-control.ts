@@ -5,6 +5,7 @@
  * is not in a state where the action means anything.
  */
 import {
+  DescribeExecutionCommand,
   ExecutionDoesNotExist,
   SendTaskSuccessCommand,
   type SFNClient,
@@ -34,6 +35,17 @@ async function read(c: RolloutControl, id: string): Promise<RolloutRecord> {
   const r = await c.rollouts.get(id);
   if (!r) throw new RolloutActionError(`rollout ${id} does not exist`);
   return r;
+}
+
+async function running(c: RolloutControl, r: RolloutRecord): Promise<boolean> {
+  if (!r.executionArn) return false;
+  try {
+    const d = await c.sfn.send(new DescribeExecutionCommand({ executionArn: r.executionArn }));
+    return d.status === 'RUNNING';
+  } catch (err) {
+    if (err instanceof ExecutionDoesNotExist) return false;
+    throw err;
+  }
 }
 
 /** Execution names are unique per machine: one per generation and attempt makes a start idempotent. */
@@ -78,8 +90,12 @@ export async function approveRollout(c: RolloutControl, id: string, stage?: stri
 export async function resumeRollout(c: RolloutControl, id: string): Promise<{ executionArn: string }> {
   const r = await read(c, id);
   const phase = r.status?.phase;
-  if (phase !== 'Halted')
-    throw new RolloutActionError(`rollout ${id} is ${phase ?? 'not started'}: only a halted rollout resumes`);
+  if (phase === 'Completed' || phase === 'Aborted')
+    throw new RolloutActionError(`rollout ${id} is ${phase}: apply a changed rollout to roll again`);
+  // A rollout that says it runs resumes only when its execution is gone (a local control plane
+  // killed mid-run): otherwise two executions would drive one rollout.
+  if (phase !== 'Halted' && (await running(c, r)))
+    throw new RolloutActionError(`rollout ${id} is ${phase ?? 'starting'} and its execution still runs`);
   for (const s of r.status?.stages ?? [])
     for (const cl of s.clusters) if (cl.state === 'failed') await c.reconcile(cl.id);
   return startRollout(c, id);

@@ -1,7 +1,8 @@
 /**
  * `cloudorch dev --demo`: apply the examples (one has three node pools, some manage add-ons and access
  * entries), show each cluster converge, scale one pool out of band through the simulator, show the
- * drift detected and corrected with the times, print a summary with the add-ons and access entries.
+ * drift detected and corrected with the times, roll a tag change across the Ready clusters in two
+ * stages with one approval, print a summary with the add-ons and access entries.
  * Every figure printed is read from the store, the simulator or the Step Functions endpoint.
  */
 import { readdir } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { loadManifests } from '../cli/load.js';
 import { accessCell, addonText } from '../cli/parts.js';
 import { specPools } from '../cli/pools.js';
 import type { CallCounts } from '../eks-sim/admin.js';
+import { demoRollout } from './demo-rollout.js';
 import type { DevHandle } from './dev.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
@@ -192,7 +194,7 @@ async function printSummary(
   count: number,
   t0: number,
   converged: number,
-  d: DriftTimes,
+  d: DriftTimes & { readonly rolloutCalls: CallCounts },
   log: Log,
 ): Promise<number> {
   const after = await records(dev);
@@ -215,7 +217,7 @@ async function printSummary(
     `   drift detected ${span(d.driftAt, d.detectedAt)} after the change, corrected ${span(d.driftAt, d.correctedAt)} after it`,
   );
   log(
-    `   EKS API calls: ${sum(calls)} in all, ${sum(calls) - sum(d.callsBefore)} for the drift; executions: ${ex.started} started, ${ex.succeeded} succeeded, ${ex.failed} failed`,
+    `   EKS API calls: ${sum(calls)} in all, ${sum(d.rolloutCalls) - sum(d.callsBefore)} for the drift, ${sum(calls) - sum(d.rolloutCalls)} during the rollout; executions: ${ex.started} started, ${ex.succeeded} succeeded, ${ex.failed} failed`,
   );
   const denied = after.filter((r) => reasonOf(r) === 'PolicyViolation').map((r) => r.id);
   log(`   denied by policy (nothing applied): ${denied.join(', ') || 'none'}`);
@@ -230,6 +232,7 @@ export async function runDemo(dev: DevHandle, log: Log): Promise<number> {
   const all = await watchConvergence(dev, manifests.length, log, t0);
   const converged = Date.now();
   const drift = await driftAndWait(dev, all, log, t0);
-  const failed = await printSummary(dev, manifests.length, t0, converged, drift, log);
+  const rolloutCalls = await demoRollout(dev, all, log, until);
+  const failed = await printSummary(dev, manifests.length, t0, converged, { ...drift, rolloutCalls }, log);
   return failed === 0 ? 0 : 1;
 }

@@ -92,6 +92,26 @@ export function withPools(r: ClusterRecord): ClusterRecord & { desiredPools?: re
   return pools ? { ...r, desiredPools: pools } : r;
 }
 
+/**
+ * Rollouts as the dashboard reads them, with the last notifications. A pending approval's task token
+ * is left out: it is what resumes the execution, and the page only needs to say a stage waits.
+ */
+export async function rolloutsSnapshot(d: DevServerDeps) {
+  const { records, invalid } = await d.cp.deps.rollouts.list();
+  return {
+    rollouts: records.map(({ approval, ...r }) =>
+      approval
+        ? {
+            ...r,
+            approval: { stage: approval.stage, when: approval.when, requestedAt: approval.requestedAt },
+          }
+        : r,
+    ),
+    invalid,
+    notifications: d.cp.board.notifications.slice(-50),
+  };
+}
+
 export async function handle(d: DevServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = parseTarget(req.url);
   if (!url) return send(res, 400, { message: 'malformed request URL' });
@@ -106,6 +126,7 @@ export async function handle(d: DevServerDeps, req: IncomingMessage, res: Server
     if (r?.kind === 'invalid') return send(res, 200, { id, recordInvalid: r.invalid.reason });
     return send(res, 404, { message: `no cluster ${id}` });
   }
+  if (url.pathname === '/api/rollouts') return send(res, 200, await rolloutsSnapshot(d));
   if (url.pathname === '/api/metrics') return send(res, 200, await metricsSnapshot(d));
   if (url.pathname === '/api/health')
     return send(res, 200, { policy: d.cp.policy.health(), executions: d.cp.sfn.counts() });

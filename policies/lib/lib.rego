@@ -87,5 +87,29 @@ observed_nodegroup(name) := ng if {
 	ng.name == name
 }
 
+# Node groups of a listed pool that the plan replaces: an existing group of a pool the plan creates
+# a new group for, or a group deleted while its pool is still listed (whatever the operation's
+# reason says). The pool comes from the group's tags (pool_of). nodegroup_replacement.rego guards
+# these, approvals.rego asks for approval of them.
+replaced_nodegroups contains ng.name if {
+	some op in input.plan
+	op.kind == "CreateNodegroup"
+	some ng in input.observed.nodegroups
+	pool_of(ng) == op.pool
+	ng.name != op.nodegroupName
+}
+
+replaced_nodegroups contains op.nodegroupName if {
+	some op in input.plan
+	op.kind == "DeleteNodegroup"
+	op.reason == "replaced"
+}
+
+replaced_nodegroups contains op.nodegroupName if {
+	some op in input.plan
+	op.kind == "DeleteNodegroup"
+	pool_of(observed_nodegroup(op.nodegroupName)) in pool_names
+}
+
 # GPU instance families (g*, p*), as isGpuInstanceType in lambdas/core/plan/nodegroup.ts.
 gpu_instance_type(t) if regex.match(`^[gp][0-9]`, t)

@@ -31,27 +31,11 @@ guarded if {
 
 replacement_allowed if input.cluster.tags[allow_tag] == "true"
 
-# A new group for a pool that already has one replaces the group it has.
-replaced contains ng.name if {
+# lib.replaced_nodegroups: a new group for a pool that already has one replaces the group it has,
+# and deleting a group of a pool the spec still lists replaces it, whatever the reason says.
+replaced contains name if {
 	guarded
-	some op in input.plan
-	op.kind == "CreateNodegroup"
-	some ng in input.observed.nodegroups
-	lib.pool_of(ng) == op.pool
-	ng.name != op.nodegroupName
-}
-
-replaced contains op.nodegroupName if {
-	guarded
-	some op in deletions
-	op.reason == "replaced"
-}
-
-# Whatever the reason says, deleting a group of a pool the spec still lists replaces it.
-replaced contains op.nodegroupName if {
-	guarded
-	some op in deletions
-	listed(lib.pool_of(lib.observed_nodegroup(op.nodegroupName)))
+	some name in lib.replaced_nodegroups
 }
 
 listed(pool) if pool in lib.pool_names

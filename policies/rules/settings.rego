@@ -32,6 +32,8 @@ fields := {
 	"settings.coreAddons.required": {"boolean"},
 	"settings.coreAddons.names": {"array"},
 	"settings.upgradeReadiness.enforce": {"boolean"},
+	"settings.approvals.productionDeletion": {"boolean"},
+	"settings.approvals.productionNodegroupReplacement": {"boolean"},
 	"settings.waivers": {"array"},
 	"allowlists.regions": {"array"},
 	"allowlists.instanceTypes": {"array"},

@@ -9,7 +9,7 @@ test_shipped_settings_are_valid if {
 
 test_missing_settings_deny_everything if {
 	vs := settings.violations with input as fixtures.compliant with data.settings as {}
-	count(vs) == 19
+	count(vs) == 21
 	{v.rule | some v in vs} == {"settings-valid"}
 }
 
@@ -62,4 +62,10 @@ test_access_addon_and_readiness_settings_are_typed if {
 test_admin_patterns_must_be_strings if {
 	vs := settings.violations with input as fixtures.compliant with data.settings.access.clusterAdminPrincipals as [null]
 	{v.message | some v in vs} == {"policy data is invalid: data.settings.access.clusterAdminPrincipals must hold strings"}
+}
+
+test_approval_settings_are_typed if {
+	vs := settings.violations with input as fixtures.compliant
+		with data.settings.approvals.productionDeletion as "true"
+	{v.message | some v in vs} == {"policy data is invalid: data.settings.approvals.productionDeletion must be boolean"}
 }

@@ -8,7 +8,9 @@ import {
   type Decider,
 } from '../../bridge/admission.js';
 
-const allowAll: Decider = { decide: async () => ({ allow: true, violations: [], bundleVersion: 'test' }) };
+const allowAll: Decider = {
+  decide: async () => ({ allow: true, violations: [], approvals: [], bundleVersion: 'test' }),
+};
 const spec = {
   provider: 'aws',
   region: 'us-east-1',
@@ -51,5 +53,45 @@ describe('admission: target claims', () => {
     expect((await admit(create('team-b'), allowAll, now, hanging, 50)).allowed).toBe(true);
     // Well inside the webhook's timeoutSeconds (10 s) whatever the deadline; here 50 ms.
     expect(Date.now() - started).toBeLessThan(CLAIM_LOOKUP_TIMEOUT_MS);
+  });
+});
+
+describe('admission: approvals', () => {
+  const approval = {
+    rule: 'production-deletion-approval',
+    operation: 'delete cluster payments',
+    reason: 'production',
+  };
+
+  it('admits a spec whose operations will need approval, with a warning saying so and how to approve', async () => {
+    const decider: Decider = {
+      decide: async () => ({
+        allow: true,
+        violations: [{ rule: 'kubernetes-version', message: 'extended support', severity: 'warn' }],
+        approvals: [approval],
+      }),
+    };
+    const r = await admit(create('team-a'), decider, now);
+    expect(r).toEqual({
+      uid: 'u1',
+      allowed: true,
+      warnings: [
+        'kubernetes-version: extended support',
+        'approval will be needed: delete cluster payments (production-deletion-approval): production; once the change is applied, approve it with cloudorch approve team-a/payments',
+      ],
+    });
+  });
+
+  it('a deny wins: the spec is refused, whatever it would need approved', async () => {
+    const decider: Decider = {
+      decide: async () => ({
+        allow: false,
+        violations: [{ rule: 'required-tags', message: 'tag team is missing', severity: 'error' }],
+        approvals: [approval],
+      }),
+    };
+    const r = await admit(create('team-a'), decider, now);
+    expect(r.allowed).toBe(false);
+    expect(r.status?.message).toBe('denied by policy: required-tags: tag team is missing');
   });
 });

@@ -8,13 +8,12 @@
  *   attempts; the log shows status, reason and message, not client-node's escaped exception text.
  * - Events: a failing mirror write becomes a Warning Event whose series counts the repeats.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import type { RunningBridge } from '../../bridge/app.js';
-import { MIRROR_HEALTH_PATH, READYZ_PATH, WEBHOOK_PATH } from '../../bridge/constants.js';
+import { MIRROR_HEALTH_PATH, READYZ_PATH } from '../../bridge/constants.js';
 import { EventRecorder, SERIES_WINDOW_MS } from '../../bridge/events.js';
 import { asCloudCluster } from '../../bridge/kube.js';
 import { applyOutcome } from '../../lambdas/core/status.js';
@@ -30,6 +29,7 @@ import {
   startTestBridge,
   validSpec,
   waitFor,
+  webhookConfiguration,
 } from './support.js';
 import { makePki, startTestEnv, type TestEnv } from './testenv.js';
 
@@ -40,21 +40,6 @@ let env: TestEnv;
 let core: CoreStub;
 let dynamo: Dynamo;
 let webhookPort: number;
-
-/** bridge/deploy/webhook.yaml, calling the test's bridge by URL instead of through the Service. */
-function webhookConfiguration(caFile: string): Record<string, unknown> {
-  const doc = parse(
-    readFileSync(join(__dirname, '..', '..', 'bridge', 'deploy', 'webhook.yaml'), 'utf8'),
-  ) as {
-    webhooks: Record<string, unknown>[];
-  };
-  const caBundle = readFileSync(caFile).toString('base64');
-  const webhooks = doc.webhooks.map((w) => ({
-    ...w,
-    clientConfig: { url: `https://127.0.0.1:${webhookPort}${WEBHOOK_PATH}`, caBundle },
-  }));
-  return { ...doc, webhooks };
-}
 
 const health = async (bridge: RunningBridge, path: string) => {
   const r = await fetch(`http://127.0.0.1:${bridge.healthPort}${path}`);
@@ -71,7 +56,7 @@ beforeAll(async () => {
   const pki = makePki(pkiDir);
   core = await startCoreStub({
     namespaces: ['default', 'cloudorch-system', NS],
-    validatingWebhookConfigurations: [webhookConfiguration(pki.caCert)],
+    validatingWebhookConfigurations: [webhookConfiguration(pki.caCert, webhookPort)],
   });
   env = await startTestEnv({ core, pki });
   dynamo = await startDynamo();

@@ -21,18 +21,25 @@ import {
   MIRROR_HEALTH_PATH,
   PLURAL,
   READYZ_PATH,
+  ROLLOUT_CRD_NAME,
+  ROLLOUT_PLURAL,
+  ROLLOUT_WEBHOOK_PATH,
   WEBHOOK_PATH,
+  WEBHOOK_PATHS,
 } from '../../bridge/constants.js';
 import { CRD_FILE, PRINTER_COLUMNS, renderCrd } from '../../bridge/crd.js';
 import { FLAGS, FlagError, parseFlags, scanArgs } from '../../bridge/flags.js';
+import { ROLLOUT_CRD_FILE, ROLLOUT_PRINTER_COLUMNS, renderRolloutCrd } from '../../bridge/rollout-crd.js';
 import { freePort } from '../store/servers.js';
 import {
   BUNDLE_PATH,
   cloudCluster,
+  cloudRollout,
   crPath,
   type Dynamo,
   installCrd,
   startDynamo,
+  validRolloutSpec,
   validSpec,
   waitFor,
 } from './support.js';
@@ -104,6 +111,15 @@ describe('manifests match the binary', () => {
     expect(columns).toEqual(PRINTER_COLUMNS);
   });
 
+  it('the committed CloudRollout CRD is exactly what the generator produces from the rollout schema', () => {
+    expect(readFileSync(ROLLOUT_CRD_FILE, 'utf8')).toBe(renderRolloutCrd());
+    const crd = find('CustomResourceDefinition', ROLLOUT_CRD_NAME);
+    expect(at(crd, 'spec.versions.0.subresources')).toEqual({ status: {} });
+    const columns = list(crd, 'spec.versions.0.additionalPrinterColumns');
+    expect(columns.map((c) => c['name'])).toEqual(['PHASE', 'STAGE', 'AGE']);
+    expect(columns).toEqual(ROLLOUT_PRINTER_COLUMNS);
+  });
+
   it('every Deployment argument is a flag the binary parses, with no placeholder left unparsed', () => {
     const args = deploymentArgs();
     const given = scanArgs(args);
@@ -115,6 +131,9 @@ describe('manifests match the binary', () => {
     expect(flags.webhookCertDir).toBe(DEFAULT_CERT_DIR);
     expect(flags.leaderElectionNamespace).toBe(DEPLOY.namespace);
     expect(flags.leaderElectionId).toBe(DEPLOY.leaseName);
+    // Both placeholders name the stack outputs the docs tell people to copy.
+    expect(flags.rolloutTableName).toBe('REPLACE-with-RolloutTableName');
+    expect(flags.rolloutStateMachineArn).toBe('REPLACE-with-RolloutStateMachineArn');
   });
 
   it('unknown or malformed flags fail with a message naming them', () => {
@@ -122,7 +141,9 @@ describe('manifests match the binary', () => {
       /unknown flag --webhook-prot/,
     );
     expect(() => parseFlags([...deploymentArgs(), '--health-port=http'])).toThrow(FlagError);
-    expect(() => parseFlags(['--table-name=t'])).toThrow(/missing required flags: --policy-bundle/);
+    expect(() => parseFlags(['--table-name=t'])).toThrow(
+      /missing required flags: --policy-bundle, --rollout-table-name, --rollout-state-machine-arn/,
+    );
     expect(() => parseFlags([...deploymentArgs(), 'positional'])).toThrow(/unexpected argument/);
     expect(Object.keys(FLAGS)).toContain('leader-elect');
   });
@@ -161,6 +182,21 @@ describe('manifests match the binary', () => {
       'cert-manager.io/inject-ca-from': `${DEPLOY.namespace}/${text(cert, 'metadata.name')}`,
     });
     expect(at(cert, 'spec.dnsNames')).toContain(`${DEPLOY.webhookService}.${DEPLOY.namespace}.svc`);
+    const rolloutHook = list(vwc, 'webhooks')[1];
+    expect(at(rolloutHook, 'name')).toBe(DEPLOY.rolloutWebhookName);
+    expect(at(rolloutHook, 'clientConfig.service')).toEqual({
+      ...(at(hook, 'clientConfig.service') as Doc),
+      path: ROLLOUT_WEBHOOK_PATH,
+    });
+    expect(at(rolloutHook, 'rules.0')).toMatchObject({
+      apiGroups: [GROUP],
+      resources: [ROLLOUT_PLURAL],
+      operations: ['CREATE', 'UPDATE'],
+    });
+    expect(at(rolloutHook, 'failurePolicy')).toBe('Fail');
+    // Every path a webhook configuration names is one the server serves (and the binary test calls each).
+    for (const w of list(vwc, 'webhooks'))
+      expect(WEBHOOK_PATHS).toContain(text(w, 'clientConfig.service.path'));
 
     const leaseRule = list(find('Role'), 'rules').find((r) => r['resourceNames']);
     expect(leaseRule?.['resourceNames']).toEqual([parseFlags(deploymentArgs()).leaderElectionId]);
@@ -285,6 +321,21 @@ describe('network policy, spread and the namespaced variant', () => {
     });
   });
 
+  it('the base grants watching CloudRollouts and patching their status, and nothing that deletes', () => {
+    const rules = list(find('ClusterRole', DEPLOY.name), 'rules');
+    expect(rules).toContainEqual({
+      apiGroups: [GROUP],
+      resources: [ROLLOUT_PLURAL],
+      verbs: ['get', 'list', 'watch'],
+    });
+    expect(rules).toContainEqual({
+      apiGroups: [GROUP],
+      resources: [`${ROLLOUT_PLURAL}/status`],
+      verbs: ['get', 'patch'],
+    });
+    for (const r of rules) expect(r['verbs']).not.toContain('delete');
+  });
+
   it.skipIf(!hasKubectl)(
     'the namespaced variant (kubectl kustomize) sets --watch-namespace and grants nothing cluster-wide',
     () => {
@@ -315,14 +366,34 @@ describe('network policy, spread and the namespaced variant', () => {
         namespace: DEPLOY.namespace,
       });
       const vwc = docs.find((d) => d['kind'] === 'ValidatingWebhookConfiguration');
-      expect(at(vwc, 'webhooks.0.namespaceSelector')).toEqual({
-        matchLabels: { 'kubernetes.io/metadata.name': flags.watchNamespace },
-      });
+      for (const w of list(vwc, 'webhooks'))
+        expect(w['namespaceSelector']).toEqual({
+          matchLabels: { 'kubernetes.io/metadata.name': flags.watchNamespace },
+        });
       const np = docs.find((d) => d['kind'] === 'NetworkPolicy');
       expect(at(np, 'spec.ingress.0.from')).toEqual([{ ipBlock: { cidr: 'REPLACE-with-API-server-CIDR' } }]);
     },
   );
 });
+
+/** POSTs an AdmissionReview over TLS, as the API server does, and parses the answer. */
+function postReview(port: number, path: string, body: unknown): Promise<unknown> {
+  return new Promise((res, rej) => {
+    const r = request(
+      { host: '127.0.0.1', port, path, method: 'POST', ca: readFileSync(caFile), servername: 'localhost' },
+      (resp) => {
+        let out = '';
+        resp.on('data', (c: Buffer) => {
+          out += c.toString();
+        });
+        resp.on('end', () => res(JSON.parse(out)));
+      },
+    );
+    r.on('error', rej);
+    r.end(JSON.stringify(body));
+  });
+}
+let caFile = '';
 
 describe('the binary started with the Deployment arguments', () => {
   let env: TestEnv;
@@ -332,8 +403,10 @@ describe('the binary started with the Deployment arguments', () => {
 
   beforeAll(async () => {
     env = await startTestEnv();
-    // The Deployment's --table-name, as it stands in the manifest.
-    dynamo = await startDynamo(parseFlags(deploymentArgs()).tableName);
+    caFile = env.pki.caCert;
+    // The Deployment's --table-name and --rollout-table-name, as they stand in the manifest.
+    const flags = parseFlags(deploymentArgs());
+    dynamo = await startDynamo(flags.tableName, flags.rolloutTableName);
     await installCrd(env);
   }, 600_000);
 
@@ -399,45 +472,38 @@ describe('the binary started with the Deployment arguments', () => {
       const r = await fetch(`http://127.0.0.1:${healthPort}${MIRROR_HEALTH_PATH}`);
       return r.status === 200 ? r.text() : undefined;
     });
-    for (const check of ['watch', 'dynamodb', 'leader']) expect(mirror).toContain(`[+] ${check} ok`);
+    for (const check of ['watch', 'dynamodb', 'rollout-watch', 'rollout-table', 'leader'])
+      expect(mirror).toContain(`[+] ${check} ok`);
     const live = await fetch(
       `http://127.0.0.1:${healthPort}${text(container(), 'livenessProbe.httpGet.path')}`,
     );
     expect(live.status).toBe(200);
 
-    const path = text(find('ValidatingWebhookConfiguration'), 'webhooks.0.clientConfig.service.path');
-    const review = await new Promise<string>((res, rej) => {
-      const r = request(
-        {
-          host: '127.0.0.1',
-          port: webhookPort,
-          path,
-          method: 'POST',
-          ca: readFileSync(env.pki.caCert),
-          servername: 'localhost',
-        },
-        (resp) => {
-          let text = '';
-          resp.on('data', (c: Buffer) => {
-            text += c.toString();
-          });
-          resp.on('end', () => res(text));
-        },
-      );
-      r.on('error', rej);
-      r.end(
-        JSON.stringify({
-          apiVersion: 'admission.k8s.io/v1',
-          kind: 'AdmissionReview',
-          request: {
-            uid: 'u1',
-            operation: 'CREATE',
-            object: cloudCluster('ns1', 'x', validSpec({ region: 'xx-east-1' })),
-          },
-        }),
-      );
-    });
-    expect(JSON.parse(review)).toMatchObject({ response: { uid: 'u1', allowed: false } });
+    // Every path the webhook configuration names answers, for its kind, naming the refused field.
+    const malformed: Record<string, { object: unknown; field: string }> = {
+      [WEBHOOK_PATH]: {
+        object: cloudCluster('ns1', 'x', validSpec({ region: 'xx-east-1' })),
+        field: 'spec.region',
+      },
+      [ROLLOUT_WEBHOOK_PATH]: {
+        object: cloudRollout('ns1', 'x', validRolloutSpec({ stages: [{ name: 'Canary' }] })),
+        field: 'spec.stages[0].name',
+      },
+    };
+    const hooks = list(find('ValidatingWebhookConfiguration'), 'webhooks');
+    expect(hooks.map((w) => text(w, 'clientConfig.service.path')).sort()).toEqual(
+      Object.keys(malformed).sort(),
+    );
+    for (const hook of hooks) {
+      const path = text(hook, 'clientConfig.service.path');
+      const review = await postReview(webhookPort, path, {
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: { uid: 'u1', operation: 'CREATE', object: malformed[path]?.object },
+      });
+      expect(review, path).toMatchObject({ response: { uid: 'u1', allowed: false } });
+      expect(JSON.stringify(review), path).toContain(malformed[path]?.field);
+    }
 
     const created = await env.request('POST', crPath('ns1'), {
       body: cloudCluster('ns1', 'spawned', validSpec()),

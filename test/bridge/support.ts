@@ -3,18 +3,28 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import dynalite from 'dynalite';
 import { parse } from 'yaml';
 import { type RunningBridge, startBridge } from '../../bridge/app.js';
-import { CRD_NAME, GROUP, PLURAL, VERSION } from '../../bridge/constants.js';
+import {
+  CRD_NAME,
+  GROUP,
+  PLURAL,
+  ROLLOUT_CRD_NAME,
+  ROLLOUT_PLURAL,
+  VERSION,
+} from '../../bridge/constants.js';
 import { CRD_FILE } from '../../bridge/crd.js';
 import type { BridgeFlags } from '../../bridge/flags.js';
 import type { BeforeWrite } from '../../bridge/mirror.js';
+import { ROLLOUT_CRD_FILE } from '../../bridge/rollout-crd.js';
 import type { CloudClusterSpecInput } from '../../lambdas/core/spec/schema.js';
 import { FileBundleSource, PolicyEngine } from '../../lambdas/policy/index.js';
 import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
+import { DynamoRolloutStore } from '../../lambdas/store/rollouts.js';
 import { createTable } from '../../local/store/table.js';
 import { BUNDLE_FILE, POLICY_DIR } from '../../policies/build.js';
 import { freePort } from '../store/servers.js';
@@ -22,6 +32,9 @@ import type { TestEnv } from './testenv.js';
 
 export const BUNDLE_PATH = join(POLICY_DIR, 'build', BUNDLE_FILE);
 export const TABLE = 'cloudorch-bridge-test';
+export const ROLLOUT_TABLE = 'cloudorch-bridge-rollouts-test';
+/** The Rollout machine the test bridge starts: rollout.test.ts serves it on a local endpoint. */
+export const ROLLOUT_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:cloudorch-rollout';
 
 export const validSpec = (over: Partial<CloudClusterSpecInput> = {}): CloudClusterSpecInput => ({
   provider: 'aws',
@@ -42,6 +55,24 @@ export function cloudCluster(ns: string, name: string, spec: unknown = validSpec
   return { apiVersion: `${GROUP}/${VERSION}`, kind: 'CloudCluster', metadata: { name, namespace: ns }, spec };
 }
 
+/** A CloudRollout spec the schema accepts: a canary stage that waits for approval, then the rest. */
+export const validRolloutSpec = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  clusters: ['team-a/alpha', 'team-a/beta', 'team-b/gamma'],
+  change: { kubernetesVersion: '1.34' },
+  stages: [
+    { name: 'canary', clusters: ['team-a/alpha'], approval: 'after' },
+    { name: 'rest', maxConcurrency: 2 },
+  ],
+  ...over,
+});
+
+export const rolloutPath = (ns: string, name?: string) =>
+  `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ROLLOUT_PLURAL}${name ? `/${name}` : ''}`;
+
+export function cloudRollout(ns: string, name: string, spec: unknown = validRolloutSpec()) {
+  return { apiVersion: `${GROUP}/${VERSION}`, kind: 'CloudRollout', metadata: { name, namespace: ns }, spec };
+}
+
 /**
  * dynalite behind a loopback TCP proxy. `down()` closes the proxy and cuts its connections, so the
  * bridge sees DynamoDB vanish while dynalite keeps its data (closing dynalite itself drops it);
@@ -52,6 +83,8 @@ export interface Dynamo {
   readonly bridgeClient: DynamoDBClient;
   readonly bridgeEndpoint: string;
   readonly store: DynamoDesiredStateStore;
+  /** The rollout table, read and written directly (as the rollout functions write status). */
+  readonly rollouts: DynamoRolloutStore;
   down(): Promise<void>;
   up(): Promise<void>;
   stop(): Promise<void>;
@@ -65,7 +98,7 @@ const localClient = (endpoint: string) =>
     maxAttempts: 2,
   });
 
-export async function startDynamo(tableName = TABLE): Promise<Dynamo> {
+export async function startDynamo(tableName = TABLE, rolloutTableName = ROLLOUT_TABLE): Promise<Dynamo> {
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynalitePort = await freePort();
   await new Promise<void>((resolve, reject) => {
@@ -97,10 +130,12 @@ export async function startDynamo(tableName = TABLE): Promise<Dynamo> {
   const client = localClient(`http://127.0.0.1:${dynalitePort}`);
   const bridgeClient = localClient(`http://127.0.0.1:${proxyPort}`);
   await createTable(client, tableName, { stream: false });
+  await createTable(client, rolloutTableName, { stream: false });
   return {
     bridgeClient,
     bridgeEndpoint: `http://127.0.0.1:${proxyPort}`,
     store: new DynamoDesiredStateStore({ client, tableName }),
+    rollouts: new DynamoRolloutStore(client, rolloutTableName),
     down,
     up,
     stop: async () => {
@@ -115,15 +150,20 @@ export async function startDynamo(tableName = TABLE): Promise<Dynamo> {
   };
 }
 
-/** Applies the committed (generated) CRD and waits until the server reports it Established. */
+/** Applies the committed (generated) CRDs, CloudCluster and CloudRollout; waits until both are Established. */
 export async function installCrd(env: TestEnv): Promise<void> {
-  const crd: unknown = parse(readFileSync(CRD_FILE, 'utf8'));
+  await installOneCrd(env, CRD_FILE, CRD_NAME);
+  await installOneCrd(env, ROLLOUT_CRD_FILE, ROLLOUT_CRD_NAME);
+}
+
+async function installOneCrd(env: TestEnv, file: string, name: string): Promise<void> {
+  const crd: unknown = parse(readFileSync(file, 'utf8'));
   const r = await env.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
     body: crd,
   });
   if (r.status !== 201 && r.status !== 409) throw new Error(`CRD install failed: ${r.status} ${r.body}`);
-  await waitFor('CRD Established', async () => {
-    const g = await env.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`);
+  await waitFor(`CRD ${name} Established`, async () => {
+    const g = await env.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
     const conds = (JSON.parse(g.body) as { status?: { conditions?: { type: string; status: string }[] } })
       .status?.conditions;
     return conds?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
@@ -155,6 +195,8 @@ export async function waitFor<T>(
 export function testFlags(over: Partial<BridgeFlags> = {}): BridgeFlags {
   return {
     tableName: TABLE,
+    rolloutTableName: ROLLOUT_TABLE,
+    rolloutStateMachineArn: ROLLOUT_MACHINE_ARN,
     policyBundle: BUNDLE_PATH,
     policyReloadSeconds: 60,
     bindAddress: '127.0.0.1',
@@ -180,6 +222,8 @@ export async function startTestBridge(
     flags?: Partial<BridgeFlags>;
     log?: (m: string) => void;
     pod?: { name: string; namespace: string; uid: string };
+    /** Where Rollout executions start (a local Step Functions endpoint). */
+    sfn?: SFNClient;
   } = {},
 ): Promise<RunningBridge> {
   return startBridge(testFlags({ webhookCertDir: env.pki.webhookCertDir, ...opts.flags }), {
@@ -189,6 +233,7 @@ export async function startTestBridge(
     log: opts.log ?? (() => {}),
     ...(opts.beforeWrite ? { beforeWrite: opts.beforeWrite } : {}),
     ...(opts.pod ? { pod: opts.pod } : {}),
+    ...(opts.sfn ? { sfn: opts.sfn } : {}),
   });
 }
 
@@ -230,4 +275,20 @@ export async function installBuiltinStandIn(
     const g = await env.request('GET', `/apis/${t.group}/v1/${t.plural}`);
     return g.status === 200 ? true : undefined;
   });
+}
+
+/**
+ * bridge/deploy/webhook.yaml, calling the test's bridge by URL instead of through the Service
+ * (there are no Services): each webhook keeps its own path.
+ */
+export function webhookConfiguration(caFile: string, webhookPort: number): Record<string, unknown> {
+  const doc = parse(readFileSync(join(dirname(CRD_FILE), 'webhook.yaml'), 'utf8')) as {
+    webhooks: Record<string, unknown>[];
+  };
+  const caBundle = readFileSync(caFile).toString('base64');
+  const webhooks = doc.webhooks.map((w) => {
+    const path = (w['clientConfig'] as { service: { path: string } }).service.path;
+    return { ...w, clientConfig: { url: `https://127.0.0.1:${webhookPort}${path}`, caBundle } };
+  });
+  return { ...doc, webhooks };
 }

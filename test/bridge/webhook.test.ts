@@ -8,10 +8,10 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_PATH } from '../../bridge/constants.js';
+import { ROLLOUT_WEBHOOK_PATH, WEBHOOK_PATH } from '../../bridge/constants.js';
 import { startWebhook, type WebhookServer } from '../../bridge/webhook.js';
 import { FileBundleSource, PolicyEngine } from '../../lambdas/policy/index.js';
-import { BUNDLE_PATH, cloudCluster, validSpec } from './support.js';
+import { BUNDLE_PATH, cloudCluster, cloudRollout, validRolloutSpec, validSpec } from './support.js';
 import { makePki, type Pki } from './testenv.js';
 
 let dir: string;
@@ -152,7 +152,23 @@ describe('validating webhook', () => {
     expect(r.response.status?.message).toContain('policy-engine-degraded');
   });
 
-  it('speaks TLS 1.3 only and serves one path', async () => {
+  it('validates CloudRollouts on their own path, naming the refused field', async () => {
+    const rollout = (spec: unknown) =>
+      review({ operation: 'CREATE', object: cloudRollout('team-a', 'wave', spec) });
+    const ok = (await post(webhook, rollout(validRolloutSpec()), { path: ROLLOUT_WEBHOOK_PATH }))
+      .json as Review;
+    expect(ok.response.allowed).toBe(true);
+    const bad = validRolloutSpec({ stages: [{ name: 'canary', soak: '3 days' }] });
+    const denied = (await post(webhook, rollout(bad), { path: ROLLOUT_WEBHOOK_PATH })).json as Review;
+    expect(denied.response.allowed).toBe(false);
+    expect(denied.response.status?.message).toMatch(/^spec is invalid: spec\.stages\[0\]\.soak: /);
+    // The policy bundle is not asked: a rollout changes clusters only through the pipeline, which checks each.
+    const underDegraded = (await post(degraded, rollout(validRolloutSpec()), { path: ROLLOUT_WEBHOOK_PATH }))
+      .json as Review;
+    expect(underDegraded.response.allowed).toBe(true);
+  });
+
+  it('speaks TLS 1.3 only and serves only its paths', async () => {
     await expect(post(webhook, create(validSpec()), { maxVersion: 'TLSv1.2' })).rejects.toThrow();
     expect((await post(webhook, create(validSpec()), { path: '/validate' })).status).toBe(404);
     expect((await post(webhook, {}, { method: 'PUT' })).status).toBe(405);

@@ -582,6 +582,10 @@ describe('cloudorch dev --demo', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/drift detected .* after the change, corrected .* after it/);
+    expect(r.stdout).toMatch(
+      /the rollout waits: cloudorch rollout approve platform\/demo-tag-rollout --stage canary/,
+    );
+    expect(r.stdout).toMatch(/rollout platform\/demo-tag-rollout: Completed/);
     expect(r.stdout).toMatch(/denied by policy \(nothing applied\): research\/gpu-sandbox/);
     expect(r.stdout).toMatch(
       /add-ons of team-checkout\/checkout: vpc-cni: v\S+ ACTIVE, coredns: v\S+ ACTIVE/,

@@ -240,6 +240,10 @@ describe('the named-target file', () => {
     await expect(readConfig(path)).rejects.toThrow(
       new RegExp(`${path} is not a valid.*targets\\.prod\\.region`),
     );
+    // zod's English message (zod/mini sets no locale of its own).
+    await expect(readConfig(path)).rejects.toThrow(
+      'targets.prod.region: Invalid input: expected string, received undefined',
+    );
     writeFileSync(path, 'targets:\n  dev:\n    table: t\n    region: r\n');
     await expect(readConfig(path)).rejects.toThrow(/'dev' is reserved/);
   });

@@ -351,7 +351,7 @@ describe('planner: table-driven cases', () => {
 
 describe('planner: field table completeness', () => {
   it('lists every spec field exactly once (the flat node fields are the pool default)', () => {
-    const fields = Object.keys(specSchema.in.shape).filter(
+    const fields = Object.keys(specSchema.def.in.shape).filter(
       (f) => !(FLAT_POOL_FIELDS as readonly string[]).includes(f),
     );
     expect(Object.keys(FIELD_TABLE).sort()).toEqual(fields.sort());

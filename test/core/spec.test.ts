@@ -548,6 +548,13 @@ describe('spec validation', () => {
     ).toBe(true);
   });
 
+  it("words a rule the spec gives no message of its own in zod's English (zod/mini sets no locale)", () => {
+    const r = validateSpec({ ...baseSpecInput, network: { subnetIds: [1, 'subnet-0123abcd'] } });
+    expect(!r.ok && r.issues.map((i) => i.message)).toEqual([
+      'spec.network.subnetIds.0: Invalid input: expected string, received number',
+    ]);
+  });
+
   it('reports every problem at once, not just the first', () => {
     const r = validateSpec({ ...baseSpecInput, region: 'mars-1', nodeCount: -1, instanceType: 'x' });
     expect(r.ok).toBe(false);

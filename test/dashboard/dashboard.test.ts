@@ -8,13 +8,16 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
 import { loadManifests } from '../../local/cli/load.js';
+import { approveRollout, type RolloutControl, startRollout } from '../../local/cli/rollout-control.js';
 import { type DevHandle, startDev } from '../../local/dev/dev.js';
 import type { metricsSnapshot } from '../../local/dev/server.js';
 import { LOCAL_REGION } from '../../local/runtime/control-plane.js';
+import { LOCAL_CREDENTIALS } from '../../local/runtime/credentials.js';
 
 type Metrics = Awaited<ReturnType<typeof metricsSnapshot>>;
 
@@ -64,6 +67,20 @@ async function api<T>(path: string): Promise<T> {
 const readyReason = (r: ClusterRecord) => r.status?.conditions.find((c) => c.type === 'Ready')?.reason;
 const drifted = (r: ClusterRecord | undefined, s: 'True' | 'False') =>
   r?.status?.conditions.some((c) => c.type === 'Drifted' && c.status === s) ?? false;
+
+function rolloutControl(d: DevHandle): RolloutControl {
+  return {
+    rollouts: d.cp.deps.rollouts,
+    sfn: new SFNClient({
+      endpoint: d.cp.endpoints.sfn,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    }),
+    stateMachineArn: d.cp.rolloutStateMachineArn,
+    now: () => new Date(),
+    reconcile: async () => undefined,
+  };
+}
 
 async function launchBrowser(): Promise<BrowserContext> {
   try {
@@ -284,6 +301,54 @@ describe('local drift dashboard', () => {
     );
     const text = (await details.textContent()) ?? '';
     for (const type of ['AddonsReady', 'UpgradeBlocked', 'UpgradeWarning']) expect(text).toContain(type);
+  });
+
+  it('draws a rollout as lanes of stages with its clusters, the approval command, then its completion', async () => {
+    const ready = (await api<ClusterRecord[]>('/api/clusters'))
+      .filter((r) => r.status?.ready)
+      .map((r) => r.id);
+    expect(ready.length).toBeGreaterThanOrEqual(2);
+    const id = 'platform/dashboard-tags';
+    await dev.cp.deps.rollouts.put(
+      id,
+      {
+        clusters: ready,
+        change: { tags: { rollout: 'dashboard' } },
+        stages: [
+          { name: 'first', clusters: [ready[0]], approval: 'after' },
+          { name: 'rest', maxConcurrency: '50%' },
+        ],
+        failurePolicy: { healthWindow: '1s' },
+      },
+      new Date(),
+    );
+    const control = rolloutControl(dev);
+    await startRollout(control, id);
+    const card = page.locator(`article[data-rollout="${id}"]`);
+    await card.locator('.phase', { hasText: 'AwaitingApproval' }).waitFor({ timeout: 60_000 });
+    expect(
+      await card.locator('.stage-lane').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-stage'))),
+    ).toEqual(['first', 'rest']);
+    expect(await card.locator('.stage-lane-approval code').textContent()).toBe(
+      `cloudorch rollout approve ${id} --stage first`,
+    );
+    expect(await card.locator('[data-stage="first"] .chip').getAttribute('class')).toContain(
+      'cluster-succeeded',
+    );
+    const served = await api<{ rollouts: { id: string; approval?: Record<string, unknown> }[] }>(
+      '/api/rollouts',
+    );
+    // The task token resumes the execution: the read-only API never shows it.
+    expect(served.rollouts.find((r) => r.id === id)?.approval).toEqual({
+      stage: 'first',
+      when: 'after',
+      requestedAt: expect.any(String),
+    });
+    await approveRollout(control, id);
+    await card.locator('.phase', { hasText: 'Completed' }).waitFor({ timeout: 60_000 });
+    const chips = await card.locator('.chip').evaluateAll((cs) => cs.map((c) => c.getAttribute('class')));
+    expect(chips).toHaveLength(ready.length);
+    for (const c of chips) expect(c).toContain('cluster-succeeded');
   });
 
   it('loads nothing but its own origin and raises no page errors', () => {

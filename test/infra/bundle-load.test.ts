@@ -1,7 +1,9 @@
 /**
  * What a function's bundle does when Lambda loads it (docs/performance.md, "Bundles"): it reads
  * Node's built-ins as CommonJS through the shims (an ES module import of `node:http` alone loads
- * Node's whole fetch implementation), carries none of zod's locales, and the pure planner no zod;
+ * Node's whole fetch implementation), carries zod only as zod/mini (classic zod's chainable API is
+ * about 94 KiB to compile at every cold start) with its English locale and no other, and the pure
+ * planner no zod;
  * code behind a dynamic import (credential providers Lambda never runs, the spec writer) is a chunk
  * the cold load does not read. Built with the options the construct and prepack use.
  */
@@ -99,7 +101,7 @@ afterAll(() => rmSync(built, { recursive: true, force: true }));
 
 describe('function bundles at load', () => {
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
-    '%s imports no Node built-in as an ES module, and no zod locale',
+    '%s imports no Node built-in as an ES module, no classic zod, and no zod locale but English',
     async (key) => {
       const { code, inputs } = await bundle(key);
       // The banner's `module` is the one import left: it gives CommonJS code its `require`.
@@ -108,6 +110,10 @@ describe('function bundles at load', () => {
         .filter((m) => !/["']module["']/.test(m));
       expect(imports).toEqual([]);
       expect(inputs.filter((f) => /zod\/v4\/locales\/(?!en\.js)/.test(f))).toEqual([]);
+      expect(inputs.filter((f) => f.includes('node_modules/zod/v4/classic/'))).toEqual([]);
+      // zod/mini installs no locale: without English every message would be "Invalid input".
+      if (inputs.some((f) => f.includes('node_modules/zod/')))
+        expect(inputs.filter((f) => f.endsWith('node_modules/zod/v4/locales/en.js'))).toHaveLength(1);
       if (key === 'plan') expect(inputs.filter((f) => f.includes('node_modules/zod/'))).toEqual([]);
     },
     60_000,

@@ -124,7 +124,7 @@ describe('deploy rehearsal against moto', () => {
       .sort();
     const listing = await (await fetch(`${moto.url}/${BOOTSTRAP_BUCKET}?list-type=2`)).text();
     expect(all(listing, 'Key').sort()).toEqual(expect.arrayContaining(expected));
-    // Eleven functions, the policy bundle, CDK's deployment handler and its layer, the template.
+    // Sixteen functions, the policy bundle, CDK's deployment handler and its layer, the template.
     expect(expected.length).toBeGreaterThanOrEqual(15);
   });
 
@@ -139,11 +139,11 @@ describe('deploy rehearsal against moto', () => {
   });
 
   it("stops executing it where moto's CloudFormation ends: it has no AWS::DynamoDB::GlobalTable", async () => {
-    // The desired-state table and the coordination table: moto stops at the first one referenced.
+    // The desired-state, coordination and rollout tables: moto stops at the first one referenced.
     const tables = Object.entries(template.Resources)
       .filter(([, r]) => r.Type === 'AWS::DynamoDB::GlobalTable')
       .map(([id]) => id);
-    expect(tables).toHaveLength(2);
+    expect(tables).toHaveLength(3);
     expect(
       tables.some((id) =>
         deploy.output.includes(`Template error: instance of Fn::GetAtt references undefined resource ${id}`),

@@ -49,19 +49,19 @@ describe('examples/cdk-app', () => {
     expect(built.stack.stackName).toBe('Platform');
     expect(built.stack.cloudorch.node.path).toBe('Platform/Reconciler');
     const t = built.template;
-    // The desired-state table and the coordination table.
-    t.resourceCountIs('AWS::DynamoDB::GlobalTable', 2);
-    t.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
+    // The desired-state, coordination and rollout tables; the Reconcile and Rollout machines.
+    t.resourceCountIs('AWS::DynamoDB::GlobalTable', 3);
+    t.resourceCountIs('AWS::StepFunctions::StateMachine', 2);
     t.resourceCountIs('Custom::CDKBucketDeployment', 1);
     t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    // Twelve CloudOrch functions and CDK's bucket deployment handler.
-    t.resourceCountIs('AWS::Lambda::Function', 13);
+    // Sixteen CloudOrch functions and CDK's bucket deployment handler.
+    t.resourceCountIs('AWS::Lambda::Function', 17);
   });
 
   it("applies the example's props: subnets, alarm e-mail, sweep rate, EKS call rate, drift window", () => {
     const t = built.template;
     const envs = fnEnv(t).filter((e) => ENV.table in e);
-    expect(envs).toHaveLength(12);
+    expect(envs).toHaveLength(16);
     for (const e of envs) expect(e[ENV.subnets]).toBe(context[PLATFORM_CONTEXT.subnetIds]);
     expect(
       envs.filter((e) => e[ENV.eksCallsPerSecond] !== undefined).map((e) => e[ENV.eksCallsPerSecond]),

@@ -2,11 +2,13 @@
  * Each function's role holds exactly what its step needs: the action sets below are written out by
  * hand (not derived from infra/lib/capabilities.ts), so a grant that creeps in fails here.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, isMutatingEksCall } from '../../lambdas/config.js';
 import { ADDON_VERSION_TAG, MANAGED_BY_TAG, OWNER_TAG, POOL_TAG } from '../../lambdas/core/ownership.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 import { claimId } from '../../lambdas/store/claims.js';
+import { DynamoRolloutStore } from '../../lambdas/store/rollouts.js';
 import { applyCalls, constructedCalls, observeCalls } from './eks-calls.js';
 import {
   logicalId,
@@ -71,6 +73,16 @@ const STREAM = [
 
 // Claims of EKS request slots: conditional updates of the coordination table's budget items.
 const BUDGET = ['dynamodb:UpdateItem'];
+// A spec writer's table access (`cloudorch apply`, the bridge): read, write specs, put and delete claims.
+const SPEC_WRITE = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+// The rollout table: read and list, put whole records, take and give back cluster locks.
+const ROLLOUT = [
+  'dynamodb:GetItem',
+  'dynamodb:Scan',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
 
 const EXPECTED: Record<FunctionKey, string[]> = {
   // A refused acquire reads the record to name the holder.
@@ -89,7 +101,19 @@ const EXPECTED: Record<FunctionKey, string[]> = {
   sweepShard: [...LOGS, ...READ, ...EKS_READ, ...START, ...DESCRIBE, ...DLQ, ...BUDGET],
   driftEvent: [...LOGS, ...READ, ...EKS_READ, ...START, ...DLQ, ...BUDGET],
   reconcileNow: [...LOGS, ...READ, ...START, ...DESCRIBE],
+  // Reads the selected clusters' records; freezes the stages and locks the clusters.
+  rolloutPlan: [...LOGS, ...READ, ...ROLLOUT],
+  // Writes the change as the cluster's next generation, as `cloudorch apply` would.
+  rolloutApply: [...LOGS, ...READ, ...SPEC_WRITE, ...ROLLOUT],
+  // Reads the cluster's status and the alarms the rollout names.
+  rolloutWatch: [...LOGS, ...READ, ...ROLLOUT, 'cloudwatch:DescribeAlarms'],
+  // Bookkeeping on the rollout table only; tells the topic.
+  rolloutReport: [...LOGS, ...ROLLOUT, 'sns:Publish'],
 };
+
+/** What the rollout table holds: rollout records and cluster locks (lambdas/store/rollouts.ts). */
+const ROLLOUT_RECORD = 'team-a/kubernetes-1-33';
+const LOCK = 'lock#team-a/dev';
 
 /** Spec-writer attributes: no reconciler function may ever write them. */
 const SPEC_ATTRIBUTES = ['spec', 'specHash', 'generation', 'version', 'deletionRequestedAt'];
@@ -108,10 +132,18 @@ const withAction = (key: FunctionKey, action: string) =>
 /** Whether a statement is on the coordination table (the EKS budget), not the desired-state table. */
 const onCoordination = (st: Statement) =>
   JSON.stringify(st.Resource).includes(logicalId(s, s.stack.cloudorch.coordinationTable.table as never));
+/** Whether a statement is on the desired-state table (records and target claims). */
+const onDesiredState = (st: Statement) =>
+  JSON.stringify(st.Resource) ===
+  JSON.stringify({ 'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.table), 'Arn'] });
+/** Whether a statement is on the rollout table (rollout records and cluster locks). */
+const onRollouts = (st: Statement) =>
+  JSON.stringify(st.Resource) ===
+  JSON.stringify({ 'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.rolloutTable), 'Arn'] });
 /** What a function may write on records (the desired-state table). */
 const updateAttributes = (key: FunctionKey) =>
   withAction(key, 'dynamodb:UpdateItem')
-    .filter((st) => !onCoordination(st))
+    .filter(onDesiredState)
     .flatMap(
       (st) => (st.Condition?.['ForAllValues:StringEquals']?.['dynamodb:Attributes'] as string[]) ?? [],
     );
@@ -394,9 +426,10 @@ describe('apply: EKS mutations limited by ownership tags', () => {
 });
 
 describe('DynamoDB writes limited by attribute', () => {
-  it('no function may write spec-writer attributes', () => {
+  it("no function but the rollout's ApplyChange (a spec writer) may write spec-writer attributes", () => {
     for (const key of Object.keys(FUNCTIONS) as FunctionKey[]) {
-      for (const a of SPEC_ATTRIBUTES) expect(updateAttributes(key)).not.toContain(a);
+      if (key === 'rolloutApply') continue;
+      for (const a of SPEC_ATTRIBUTES) expect(updateAttributes(key), key).not.toContain(a);
     }
   });
 
@@ -423,11 +456,16 @@ describe('DynamoDB writes limited by attribute', () => {
     expect(updateAttributes('observe').sort()).toEqual(['id', 'lease']);
   });
 
-  it('only write-status deletes, and only a record whose deletion was requested', () => {
-    const deleters = (Object.keys(FUNCTIONS) as FunctionKey[]).filter(
-      (k) => withAction(k, 'dynamodb:DeleteItem').length,
-    );
-    expect(deleters).toEqual(['writeStatus']);
+  it('only write-status deletes records, and only one whose deletion was requested', () => {
+    const deletes = (k: FunctionKey, key: string, attributes: string[]) =>
+      allows(statements[k].filter(onDesiredState), { action: 'dynamodb:DeleteItem', key, attributes });
+    const keys = Object.keys(FUNCTIONS) as FunctionKey[];
+    expect(keys.filter((k) => deletes(k, RECORD, ['id', 'lease', 'deletionRequestedAt']))).toEqual([
+      'writeStatus',
+    ]);
+    expect(keys.filter((k) => deletes(k, RECORD, ['id', 'status']))).toEqual([]);
+    // A spec writer gives up a target its record moved away from (its claim), as the bridge does.
+    expect(keys.filter((k) => deletes(k, CLAIM, ['id', 'holder']))).toEqual(['writeStatus', 'rolloutApply']);
   });
 
   it('write-status may release a record and its target claim, with the attributes their conditions name', () => {
@@ -440,11 +478,11 @@ describe('DynamoDB writes limited by attribute', () => {
     expect(may(RECORD, ['id', 'status'])).toBe(false);
   });
 
-  it('only observe puts, and only target claims', () => {
+  it("only observe (target claims only) and the rollout's ApplyChange (a spec writer) put items", () => {
     const putters = (Object.keys(FUNCTIONS) as FunctionKey[]).filter(
-      (k) => withAction(k, 'dynamodb:PutItem').length,
+      (k) => withAction(k, 'dynamodb:PutItem').filter(onDesiredState).length,
     );
-    expect(putters).toEqual(['observe']);
+    expect(putters).toEqual(['observe', 'rolloutApply']);
     const put = (key: string, attributes: string[]) =>
       allows(statements.observe, { action: 'dynamodb:PutItem', key, attributes });
     expect(put(CLAIM, ['id', 'holder', 'claimedAt'])).toBe(true);
@@ -592,6 +630,99 @@ describe('the bridge: spec writes and target claims only', () => {
   });
 });
 
+describe('rollouts', () => {
+  const keys = Object.keys(FUNCTIONS) as FunctionKey[];
+  const ROLLOUT_FUNCTIONS = ['rolloutPlan', 'rolloutApply', 'rolloutWatch', 'rolloutReport'] as const;
+
+  it('only the four rollout functions reach the rollout table, each with exactly these actions', () => {
+    expect(keys.filter((k) => statements[k].some(onRollouts))).toEqual([...ROLLOUT_FUNCTIONS]);
+    for (const key of ROLLOUT_FUNCTIONS) {
+      const there = [...new Set(statements[key].filter(onRollouts).flatMap(actionsOf))].sort();
+      expect(there, key).toEqual([...ROLLOUT].sort());
+    }
+  });
+
+  it('puts whole rollout records but never a lock; updates and deletes locks but never a record', () => {
+    for (const key of ROLLOUT_FUNCTIONS) {
+      const may = (action: string, id: string, attributes: string[]) =>
+        allows(statements[key].filter(onRollouts), { action, key: id, attributes });
+      // A record is written whole, under a version condition (status, approval token and all).
+      expect(may('dynamodb:PutItem', ROLLOUT_RECORD, ['id', 'spec', 'version', 'status', 'approval'])).toBe(
+        true,
+      );
+      expect(may('dynamodb:PutItem', LOCK, ['id', 'holder', 'lockedAt'])).toBe(false);
+      // Taking a lock (holder unset or ours) and giving it back (holder ours).
+      expect(may('dynamodb:UpdateItem', LOCK, ['id', 'holder', 'lockedAt'])).toBe(true);
+      expect(may('dynamodb:DeleteItem', LOCK, ['id', 'holder'])).toBe(true);
+      expect(may('dynamodb:UpdateItem', LOCK, ['id', 'holder', 'status'])).toBe(false);
+      expect(may('dynamodb:UpdateItem', ROLLOUT_RECORD, ['id', 'holder'])).toBe(false);
+      expect(may('dynamodb:DeleteItem', ROLLOUT_RECORD, ['id', 'holder'])).toBe(false);
+      expect(may('dynamodb:GetItem', LOCK, [])).toBe(true);
+      expect(may('dynamodb:Scan', ROLLOUT_RECORD, [])).toBe(true);
+    }
+  });
+
+  it("the rollout's ApplyChange writes the desired-state table exactly as the bridge (a spec writer) may", () => {
+    const bridge = statementsOfRole(s, logicalId(s, s.stack.cloudorch.bridgeRole)).filter(onDesiredState);
+    const apply = statements.rolloutApply.filter(onDesiredState);
+    const attributeSets = [
+      ['id', 'spec', 'specHash', 'generation', 'version', 'createdAt'],
+      ['id', 'spec', 'specHash', 'generation', 'version', 'deletionRequestedAt'],
+      ['id', 'holder', 'claimedAt'],
+      ['id', 'holder'],
+      ['id', 'status'],
+      ['id', 'lease'],
+      ['id', 'spec', 'history'],
+    ];
+    for (const action of [
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+    ])
+      for (const key of [RECORD, CLAIM])
+        for (const attributes of attributeSets) {
+          const req = { action, key, attributes };
+          expect(allows(apply, req), JSON.stringify(req)).toBe(allows(bridge, req));
+        }
+    // And so it can never write status, lease or history, nor delete a record.
+    expect(allows(apply, { action: 'dynamodb:UpdateItem', key: RECORD, attributes: ['id', 'status'] })).toBe(
+      false,
+    );
+    expect(allows(apply, { action: 'dynamodb:DeleteItem', key: RECORD, attributes: ['id'] })).toBe(false);
+  });
+
+  it('only the report function publishes, and only to the rollout topic', () => {
+    expect(keys.filter((k) => withAction(k, 'sns:Publish').length)).toEqual(['rolloutReport']);
+    const [st, ...more] = withAction('rolloutReport', 'sns:Publish');
+    expect(more).toHaveLength(0);
+    expect(actionsOf(st!)).toEqual(['sns:Publish']);
+    expect(st!.Resource).toEqual({ Ref: logicalId(s, s.stack.cloudorch.rolloutTopic) });
+  });
+
+  it('only the watch function reads alarms: DescribeAlarms on * (composite alarms need it), nothing else', () => {
+    expect(keys.filter((k) => allActions(k).some((a) => a.startsWith('cloudwatch:')))).toEqual([
+      'rolloutWatch',
+    ]);
+    const [st, ...more] = withAction('rolloutWatch', 'cloudwatch:DescribeAlarms');
+    expect(more).toHaveLength(0);
+    expect(actionsOf(st!)).toEqual(['cloudwatch:DescribeAlarms']);
+    expect(st!.Resource).toBe('*');
+    // The one wildcard resource of the rollout functions (their nag acknowledgement covers only it).
+    for (const key of ['rolloutPlan', 'rolloutApply', 'rolloutWatch', 'rolloutReport'] as const) {
+      const star = statements[key].filter((x) => JSON.stringify(x.Resource) === '"*"');
+      expect(star.flatMap(actionsOf), key).toEqual(
+        key === 'rolloutWatch' ? ['cloudwatch:DescribeAlarms'] : [],
+      );
+    }
+  });
+
+  it('the rollout functions start, describe and invoke nothing, and never touch EKS', () => {
+    for (const key of ROLLOUT_FUNCTIONS)
+      for (const a of allActions(key)) expect(a, key).not.toMatch(/^(states|lambda|eks|iam|sts):/);
+  });
+});
+
 describe('other roles', () => {
   it('the state machine may invoke exactly the seven step functions, unqualified', () => {
     const smRole = logicalId(s, s.stack.cloudorch.stateMachine.role as never);
@@ -605,6 +736,98 @@ describe('other roles', () => {
     expect(byJson(invoke[0]?.Resource as unknown[])).toEqual(
       byJson(steps.map((k) => ({ 'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions[k]), 'Arn'] }))),
     );
+  });
+});
+
+/** One DynamoDB request the rollout store sent, as IAM sees it. */
+interface SentRequest extends ItemRequest {
+  readonly command: string;
+}
+
+/**
+ * The rollout store over an in-memory table that records each low-level request: the requests
+ * `lambdas/store/rollouts.ts` really sends (keys, attributes named), not what this test assumes.
+ */
+function recordingRolloutStore(): { store: DynamoRolloutStore; sent: SentRequest[] } {
+  const sent: SentRequest[] = [];
+  const items = new Map<string, Record<string, unknown>>();
+  const client = new DynamoDBClient({
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
+  });
+  client.middlewareStack.add(
+    (_next, context) => async (args) => {
+      // The document client's form (plain values): its marshalling runs after this step.
+      const input = args.input as {
+        Key?: { id?: string };
+        Item?: Record<string, unknown> & { id?: string };
+        ExpressionAttributeNames?: Record<string, string>;
+      };
+      const command = String(context.commandName).replace(/Command$/, '');
+      const key = input.Key?.id ?? input.Item?.id ?? '';
+      const named = Object.values(input.ExpressionAttributeNames ?? {});
+      const attributes = [...new Set(['id', ...Object.keys(input.Item ?? {}), ...named])];
+      if (command !== 'GetItem' && command !== 'Scan')
+        sent.push({ command, action: `dynamodb:${command}`, key, attributes });
+      if (command === 'PutItem' && input.Item) items.set(key, input.Item);
+      if (command === 'DeleteItem') items.delete(key);
+      const output =
+        command === 'GetItem'
+          ? { Item: items.get(key) }
+          : command === 'Scan'
+            ? { Items: [...items.values()] }
+            : {};
+      return { output: { ...output, $metadata: {} }, response: {} } as never;
+    },
+    { step: 'serialize', priority: 'high', name: 'recordRolloutRequests' },
+  );
+  return { store: new DynamoRolloutStore(client, 'rollouts'), sent };
+}
+
+describe('the rollout store against the rollout grants', () => {
+  it('every write the store sends (record puts, lock takes and gives back) is allowed to every rollout function', async () => {
+    const { store, sent } = recordingRolloutStore();
+    const now = new Date('2026-01-01T00:00:00Z');
+    await store.put(ROLLOUT_RECORD, { change: { version: '1.33' } }, now);
+    await store.update(ROLLOUT_RECORD, () => ({ attempt: 1, abortRequestedAt: now.toISOString() }), now);
+    await store.lock(ROLLOUT_RECORD, ['team-a/dev', 'team-b/prod'], now);
+    await store.unlock(ROLLOUT_RECORD, ['team-a/dev']);
+    await store.list();
+    expect(sent.map((r) => `${r.command} ${r.key}`)).toEqual([
+      `PutItem ${ROLLOUT_RECORD}`,
+      `PutItem ${ROLLOUT_RECORD}`,
+      'UpdateItem lock#team-a/dev',
+      'UpdateItem lock#team-b/prod',
+      'DeleteItem lock#team-a/dev',
+    ]);
+    for (const key of ['rolloutPlan', 'rolloutApply', 'rolloutWatch', 'rolloutReport'] as const)
+      for (const req of sent)
+        expect(allows(statements[key].filter(onRollouts), req), `${key}: ${JSON.stringify(req)}`).toBe(true);
+  });
+});
+
+describe('the Rollout state machine role', () => {
+  const invokes = (sm: { role: unknown }) =>
+    statementsOfRole(s, logicalId(s, sm.role as never)).filter((st) =>
+      actionsOf(st).includes('lambda:InvokeFunction'),
+    );
+  const byJson = (xs: unknown[]) => xs.map((x) => JSON.stringify(x)).sort();
+  const arnsOf = (keys: readonly FunctionKey[]) =>
+    byJson(keys.map((k) => ({ 'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions[k]), 'Arn'] })));
+
+  it('may invoke exactly the four rollout functions, unqualified, and nothing of Reconcile', () => {
+    const invoke = invokes(s.stack.cloudorch.rolloutStateMachine);
+    expect(invoke).toHaveLength(1);
+    expect(actionsOf(invoke[0]!)).toEqual(['lambda:InvokeFunction']);
+    expect(byJson(invoke[0]?.Resource as unknown[])).toEqual(
+      arnsOf(['rolloutPlan', 'rolloutApply', 'rolloutWatch', 'rolloutReport']),
+    );
+  });
+
+  it('has no action beyond invoking them, its logs and X-Ray', () => {
+    const role = logicalId(s, s.stack.cloudorch.rolloutStateMachine.role as never);
+    const actions = [...new Set(statementsOfRole(s, role).flatMap(actionsOf))];
+    for (const a of actions) expect(a).toMatch(/^(lambda:InvokeFunction|logs:|xray:)/);
   });
 });
 

@@ -65,6 +65,11 @@ const CLIENTS: Record<FunctionKey, string[]> = {
   sweepShard: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-eks', '@aws-sdk/client-sfn'],
   driftEvent: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-eks', '@aws-sdk/client-sfn'],
   reconcileNow: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-sfn'],
+  // The rollout table and the records are both DynamoDB; the report tells SNS, the watch reads alarms.
+  rolloutPlan: ['@aws-sdk/client-dynamodb'],
+  rolloutApply: ['@aws-sdk/client-dynamodb'],
+  rolloutWatch: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-cloudwatch'],
+  rolloutReport: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-sns'],
 };
 const CLIENT_PACKAGES = /^@aws-sdk\/client-|^@open-policy-agent\//;
 

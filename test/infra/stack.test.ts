@@ -8,6 +8,11 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT } from '../../infra/lib/app.js';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
+import {
+  deployedRolloutDefinition,
+  PARTITION_PLACEHOLDER,
+  rolloutStateMachineName,
+} from '../../infra/lib/rollout-state-machine.js';
 import { STREAM_FILTER, sweepEventAge } from '../../infra/lib/triggers.js';
 import { ENV } from '../../lambdas/config.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
@@ -19,6 +24,13 @@ import {
   type StepFunctionKey,
   substitute,
 } from '../../lambdas/statemachine/definition.js';
+import {
+  DEFAULT_ROLLOUT_OPTIONS,
+  ROLLOUT_FUNCTIONS,
+  type RolloutFunctionKey,
+  rolloutDefinitionString,
+  substituteRollout,
+} from '../../lambdas/statemachine/rollout-definition.js';
 import { logicalId, resource, type Synthesized, synthesize, TEST_CONTEXT } from './support.js';
 
 /** Read here, not through the stack's own reader, so a wrong reader fails the test. */
@@ -127,6 +139,17 @@ describe('functions', () => {
     // Shards of the own account are named by its id in the dispatcher too, as in the budget's metrics.
     expect(env('sweep')['CLOUDORCH_ACCOUNT_ID']).toEqual(env('sweepShard')['CLOUDORCH_ACCOUNT_ID']);
     expect(env('sweep')['CLOUDORCH_ACCOUNT_ID']).toBeDefined();
+    // The rollout functions name the rollout table; only the report function names the topic.
+    const rolloutTable = { Ref: logicalId(s, s.stack.cloudorch.rolloutTable) };
+    for (const k of Object.keys(FUNCTIONS) as FunctionKey[]) {
+      const caps: readonly string[] = FUNCTIONS[k].capabilities;
+      expect(env(k)[ENV.rolloutTable], k).toEqual(caps.includes('rollout:write') ? rolloutTable : undefined);
+      expect(env(k)[ENV.rolloutTopic], k).toEqual(
+        k === 'rolloutReport' ? { Ref: logicalId(s, s.stack.cloudorch.rolloutTopic) } : undefined,
+      );
+    }
+    for (const k of ['rolloutPlan', 'rolloutApply', 'rolloutWatch', 'rolloutReport'] as const)
+      expect(env(k)['CLOUDORCH_STATE_MACHINE_ARN'], k).toBeUndefined();
     expect(env('driftEvent')['CLOUDORCH_OWN_ROLE_ARNS']).toEqual({
       'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.functions.apply.role as never), 'Arn'],
     });
@@ -134,9 +157,8 @@ describe('functions', () => {
 });
 
 describe('state machine', () => {
-  const props = () =>
-    Object.values(s.json.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine')?.Properties ??
-    {};
+  // Two machines in the stack: this is the Reconcile one.
+  const props = () => resource(s, logicalId(s, s.stack.cloudorch.stateMachine)).Properties;
 
   it('deploys the exact definition the local runner executes', () => {
     expect(props()['DefinitionString']).toBe(definitionString(DEFAULT_DEFINITION_OPTIONS));
@@ -167,6 +189,93 @@ describe('state machine', () => {
       StateMachineType: 'STANDARD',
       LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
       TracingConfiguration: { Enabled: true },
+    });
+  });
+});
+
+describe('rollout state machine', () => {
+  const props = () => resource(s, logicalId(s, s.stack.cloudorch.rolloutStateMachine)).Properties;
+  const keys = Object.keys(ROLLOUT_FUNCTIONS) as RolloutFunctionKey[];
+  const arns = Object.fromEntries(
+    keys.map((k) => [k, `arn:aws:lambda:eu-west-1:111111111111:function:cloudorch-${k}`]),
+  ) as Record<RolloutFunctionKey, string>;
+  /** What CloudFormation makes of the deployed string in the `aws` partition. */
+  const inAws = () =>
+    substituteRollout(
+      (props()['DefinitionString'] as string).replaceAll(`\${${PARTITION_PLACEHOLDER}}`, 'aws'),
+      arns,
+    );
+
+  it('deploys the rollout definition, with only the partition of its integrations left to CloudFormation', () => {
+    expect(props()['DefinitionString']).toBe(deployedRolloutDefinition(DEFAULT_ROLLOUT_OPTIONS));
+    // In the `aws` partition it is exactly what the local runner executes.
+    expect(inAws()).toBe(substituteRollout(rolloutDefinitionString(DEFAULT_ROLLOUT_OPTIONS), arns));
+    // The approval callbacks are the integrations it names.
+    expect(props()['DefinitionString']).toContain(
+      `arn:\${${PARTITION_PLACEHOLDER}}:states:::lambda:invoke.waitForTaskToken`,
+    );
+  });
+
+  it('substitutes each placeholder with its own rollout function, and the partition', () => {
+    expect(props()['DefinitionSubstitutions']).toEqual({
+      ...Object.fromEntries(keys.map((k) => [ROLLOUT_FUNCTIONS[k], arnOf(k)])),
+      [PARTITION_PLACEHOLDER]: { Ref: 'AWS::Partition' },
+    });
+  });
+
+  it('passes asl-validator once substituted', () => {
+    const result = aslValidator(JSON.parse(inAws()));
+    expect(result.errorsText('\n')).toBe('');
+    expect(result.isValid).toBe(true);
+  });
+
+  it('is a standard machine of its own name, logging every event without data, traced', () => {
+    expect(props()).toMatchObject({
+      StateMachineName: rolloutStateMachineName(s.stack),
+      StateMachineType: 'STANDARD',
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+      TracingConfiguration: { Enabled: true },
+    });
+    expect(rolloutStateMachineName(s.stack)).toBe('CloudOrch-Rollout');
+    s.template.resourceCountIs('AWS::StepFunctions::StateMachine', 2);
+  });
+});
+
+describe('rollout table and topic', () => {
+  it('the table is on-demand, encrypted, recoverable, protected and retained, without stream or TTL', () => {
+    const r = resource(s, logicalId(s, s.stack.cloudorch.rolloutTable));
+    expect(r).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+        Replicas: [
+          expect.objectContaining({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      },
+    });
+    expect(r.Properties['StreamSpecification']).toBeUndefined();
+    expect(r.Properties['TimeToLiveSpecification']).toBeUndefined();
+  });
+
+  it('the topic is encrypted with the AWS-managed SNS key and refuses requests without TLS', () => {
+    const topic = logicalId(s, s.stack.cloudorch.rolloutTopic);
+    expect(JSON.stringify(resource(s, topic).Properties['KmsMasterKeyId'])).toContain(':alias/aws/sns');
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topic }],
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ],
+      },
     });
   });
 });
@@ -290,6 +399,7 @@ describe('observability', () => {
       METRIC.EksThrottled,
       'Throttles',
       'Clusters by last outcome',
+      'Rollout executions',
     ]) {
       expect(body).toContain(m);
     }
@@ -331,12 +441,36 @@ describe('observability', () => {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
     });
+    // Any failed or timed-out rollout execution, on the Rollout machine's own metrics.
+    const rolloutMachine = { Ref: logicalId(s, s.stack.cloudorch.rolloutStateMachine) };
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('rollout halted or failed'),
+      Threshold: 1,
+      Metrics: Match.arrayWith([
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({
+              MetricName: 'ExecutionsFailed',
+              Dimensions: [{ Name: 'StateMachineArn', Value: rolloutMachine }],
+            }),
+          }),
+        }),
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({
+              MetricName: 'ExecutionsTimedOut',
+              Dimensions: [{ Name: 'StateMachineArn', Value: rolloutMachine }],
+            }),
+          }),
+        }),
+      ]),
+    });
     // The two drift alarms notify through their composite only.
     const notifying = Object.values({
       ...s.template.findResources('AWS::CloudWatch::Alarm'),
       ...s.template.findResources('AWS::CloudWatch::CompositeAlarm'),
     }).filter((a) => a['Properties'].AlarmActions?.length === 1);
-    expect(notifying).toHaveLength(6);
+    expect(notifying).toHaveLength(7);
   });
 });
 
@@ -359,8 +493,28 @@ describe('bridge role', () => {
 describe('outputs', () => {
   it('names what a user needs', () => {
     const outputs = Object.keys(s.template.findOutputs('*'));
-    for (const o of ['TableName', 'StateMachineArn', 'BridgeRoleArn', 'DashboardUrl', 'PolicyBundleUrl'])
+    for (const o of [
+      'TableName',
+      'StateMachineArn',
+      'BridgeRoleArn',
+      'DashboardUrl',
+      'PolicyBundleUrl',
+      'RolloutTableName',
+      'RolloutStateMachineArn',
+      'RolloutTopicArn',
+    ])
       expect(outputs).toContain(o);
+  });
+
+  it('names the rollout table (by the variable the CLI reads), the Rollout machine and its topic', () => {
+    const outputs = s.template.findOutputs('*');
+    const c = s.stack.cloudorch;
+    expect(outputs['RolloutTableName']).toMatchObject({ Value: { Ref: logicalId(s, c.rolloutTable) } });
+    expect(outputs['RolloutTableName']?.['Description']).toContain(ENV.rolloutTable);
+    expect(outputs['RolloutStateMachineArn']).toMatchObject({
+      Value: { Ref: logicalId(s, c.rolloutStateMachine) },
+    });
+    expect(outputs['RolloutTopicArn']).toMatchObject({ Value: { Ref: logicalId(s, c.rolloutTopic) } });
   });
 
   it('describes the table and the state machine by the variables the CLI reads them from', () => {

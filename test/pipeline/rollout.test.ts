@@ -3,10 +3,11 @@
  * EKS simulator. A rollout writes its change cluster by cluster; each cluster's own reconcile does
  * the EKS work; the rollout waits for Ready at that generation and a healthy window.
  */
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutSpecInput } from '../../lambdas/core/rollout/schema.js';
 import type { RolloutStatus } from '../../lambdas/core/rollout/status.js';
+import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
 import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import {
   abortRollout,
@@ -20,6 +21,11 @@ import { type Harness, LOCAL_CREDENTIALS, simCluster, spec, startHarness } from 
 let h: Harness;
 let sfn: SFNClient;
 let control: RolloutControl;
+const metrics: MetricPoint[] = [];
+const counted = (name: string, dims: Record<string, string> = {}) =>
+  metrics
+    .filter((m) => m.name === name && Object.entries(dims).every(([k, v]) => m.dimensions[k] === v))
+    .reduce((n, m) => n + m.value, 0);
 
 const RINGS = [
   ...Array.from({ length: 1 }, (_, i) => ({ name: `canary-${i}`, ring: 'canary' })),
@@ -44,6 +50,7 @@ beforeAll(async () => {
       labels: { fleet: 'web', ring: c.ring },
     });
   await h.cp.settle();
+  addMetricSink((p) => metrics.push(p));
 }, 120_000);
 
 afterAll(async () => {
@@ -134,6 +141,14 @@ describe('a rollout across 12 clusters in 3 stages', () => {
     expect(peakConcurrency(status, 'prod')).toBeGreaterThan(1);
     expect(h.cp.board.notifications.at(-1)?.subject).toMatch(/completed/);
     expect(await h.cp.deps.rollouts.holder('fleet/prod-0')).toBeUndefined();
+    expect((await h.cp.store.get('fleet/prod-0'))?.rollout).toEqual({
+      id: 'platform/to-1-34',
+      generation: 1,
+      stage: 'prod',
+    });
+    expect(counted('RolloutClusters', { Outcome: 'Succeeded' })).toBe(12);
+    expect(counted('RolloutApprovalsRequested')).toBe(1);
+    expect(counted('RolloutsCompleted')).toBe(1);
   }, 120_000);
 });
 
@@ -174,8 +189,11 @@ describe('a rollout that meets trouble', () => {
     for (const c of RINGS.filter((x) => x.ring === 'prod')) expect(versionOf(c.name), c.name).toBe('1.34');
     expect(h.cp.board.notifications.at(-1)?.subject).toMatch(/halted/);
 
+    const approvals = counted('RolloutApprovalsRequested');
     const { executionArn } = await resumeRollout(control, id);
     expect(await approveAll(id, executionArn)).toBe('SUCCEEDED');
+    // The canary stage finished before the halt: the resumed attempt neither soaks nor asks again.
+    expect(counted('RolloutApprovalsRequested')).toBe(approvals);
     expect((await statusOf(id)).phase).toBe('Completed');
     for (const c of RINGS) expect(versionOf(c.name), c.name).toBe('1.35');
   }, 180_000);
@@ -253,5 +271,27 @@ describe('a rollout that meets trouble', () => {
       expect((await h.cp.store.get(`fleet/${c.name}`))?.spec.tags['wave']).not.toBe('second');
     await abortRollout(control, first);
     expect(await ended(arn)).toBe('ABORTED');
+  }, 120_000);
+
+  it('resumes a rollout whose execution is gone mid-run (a killed control plane), and refuses while one runs', async () => {
+    const id = 'platform/orphaned';
+    const arn = await begin(id, {
+      change: { tags: { wave: 'orphaned' } },
+      stages: [{ name: 'all', maxConcurrency: 1 }],
+      failurePolicy: { healthWindow: '1s' },
+    });
+    await until('a cluster in progress', async () => {
+      const s = (await rollout(id))?.status;
+      return s && clustersIn(s, 'all').some((c) => c.state === 'inProgress') ? true : undefined;
+    });
+    await expect(resumeRollout(control, id)).rejects.toThrow(/its execution still runs/);
+    // The execution disappears without a word to the record, as a kill -9 of `cloudorch dev` leaves it.
+    await sfn.send(new StopExecutionCommand({ executionArn: arn }));
+    expect((await statusOf(id)).phase).toBe('Running');
+    const { executionArn } = await resumeRollout(control, id);
+    expect(await ended(executionArn)).toBe('SUCCEEDED');
+    const s = await statusOf(id);
+    expect(s.phase).toBe('Completed');
+    for (const c of clustersIn(s, 'all')) expect(c.state, c.id).toBe('succeeded');
   }, 120_000);
 });

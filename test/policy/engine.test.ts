@@ -43,7 +43,10 @@ let tmp: string;
 let real: Uint8Array;
 /** The real policies with a cost threshold no case reaches: same rules, a different decision. */
 let lenient: Uint8Array;
-/** A hand-written policy: allows `{allow: true}`, is inconsistent on `{inconsistent: true}`, conflicts on both. */
+/**
+ * A hand-written policy: allows `{allow: true}`, is inconsistent on `{inconsistent: true}`, conflicts
+ * on both; on `{approvals: x}` it returns x as its approvals (malformed ones among them).
+ */
 let fixture: Uint8Array;
 /** A policy that allows everything, even an empty input. */
 let permissive: Uint8Array;
@@ -87,13 +90,15 @@ beforeAll(async () => {
   fixture = await buildFrom('fixture', {
     'p.rego': [
       'package cloudorch',
-      'default decision := {"allow": false, "violations": [{"rule": "fixture", "message": "default deny", "severity": "error"}]}',
-      'decision := {"allow": true, "violations": []} if input.allow',
-      'decision := {"allow": false, "violations": []} if input.inconsistent',
+      'default decision := {"allow": false, "violations": [{"rule": "fixture", "message": "default deny", "severity": "error"}], "approvals": []}',
+      'decision := {"allow": true, "violations": [], "approvals": []} if input.allow',
+      'decision := {"allow": false, "violations": [], "approvals": []} if input.inconsistent',
+      'decision := {"allow": true, "violations": []} if input.noApprovals',
+      'decision := {"allow": true, "violations": [], "approvals": input.approvals} if input.approvals',
     ].join('\n\n'),
   });
   permissive = await buildFrom('permissive', {
-    'p.rego': 'package cloudorch\n\ndecision := {"allow": true, "violations": []}\n',
+    'p.rego': 'package cloudorch\n\ndecision := {"allow": true, "violations": [], "approvals": []}\n',
   });
 });
 
@@ -116,6 +121,7 @@ function expectDegradedDeny(engine: PolicyEngine, reason: RegExp) {
       violations: [
         { rule: ENGINE_RULES.degraded, message: expect.stringMatching(reason), severity: 'error' },
       ],
+      approvals: [],
       bundleVersion: null,
     });
   }
@@ -197,12 +203,52 @@ describe('fail closed', () => {
         violations: [
           { rule: ENGINE_RULES.evaluationFailed, message: expect.stringMatching(msg), severity: 'error' },
         ],
+        approvals: [],
         bundleVersion: 'v1',
       });
     }
     expect(engine.health()).toMatchObject({ status: 'ok', evaluationErrors: 2 });
     // The instance is still usable after a failed evaluation.
     expect(engine.evaluate({ allow: true } as unknown as PolicyInput).allow).toBe(true);
+  });
+});
+
+describe('approvals', () => {
+  const approve = { rule: 'r', operation: 'delete cluster x', reason: 'production' };
+
+  it('passes well-formed approvals through on an allowed decision', async () => {
+    const engine = await engineWith(fixture);
+    expect(engine.evaluate({ approvals: [approve] } as unknown as PolicyInput)).toEqual({
+      allow: true,
+      violations: [],
+      approvals: [approve],
+      bundleVersion: 'v1',
+    });
+  });
+
+  it.each([
+    { why: 'a decision without approvals', input: { noApprovals: true }, msg: /not \{allow: boolean/ },
+    { why: 'approvals that are not a list', input: { approvals: { r: 1 } }, msg: /not \{allow: boolean/ },
+    {
+      why: 'an approval without a reason',
+      input: { approvals: [{ rule: 'r', operation: 'delete cluster x' }] },
+      msg: /approvals\[0\] is not \{rule, operation, reason\}/,
+    },
+    {
+      why: 'an approval whose operation is not a string',
+      input: { approvals: [approve, { ...approve, operation: 7 }] },
+      msg: /approvals\[1\] is not/,
+    },
+  ])('denies $why: a malformed decision is never an allow', async ({ input, msg }) => {
+    const engine = await engineWith(fixture);
+    expect(engine.evaluate(input as unknown as PolicyInput)).toEqual({
+      allow: false,
+      violations: [
+        { rule: ENGINE_RULES.evaluationFailed, message: expect.stringMatching(msg), severity: 'error' },
+      ],
+      approvals: [],
+      bundleVersion: 'v1',
+    });
   });
 });
 

@@ -10,6 +10,7 @@ import { buildPolicyBundle, findOpa, POLICY_DIR } from '../../policies/build.js'
 import {
   BUNDLE_PATH,
   CASES,
+  deletingProduction,
   inputFor,
   multiWithGpu,
   upgradingWithErrorInsight,
@@ -31,17 +32,34 @@ describe('policy rules on the WASM bundle', () => {
     if (c.message) expect(d.violations.map((v) => v.message).join('\n')).toContain(c.message);
   });
 
-  it('returns exactly {allow, violations[{rule, message, severity}]}, errors deciding allow', () => {
+  it('returns exactly {allow, violations[{rule, message, severity}], approvals}, errors deciding allow', () => {
     const denied = CASES.find((c) => c.name.startsWith('denied-by-policy'))!;
     const { bundleVersion, ...decision } = engine.evaluate(denied.input);
     expect(bundleVersion).toMatch(/^sha256:[0-9a-f]{16}$/);
-    expect(Object.keys(decision).sort()).toEqual(['allow', 'violations']);
+    expect(Object.keys(decision).sort()).toEqual(['allow', 'approvals', 'violations']);
     for (const v of decision.violations) {
       expect(Object.keys(v).sort()).toEqual(['message', 'rule', 'severity']);
       expect(['error', 'warn']).toContain(v.severity);
     }
     expect(decision.allow).toBe(false);
     expect(decision.violations.some((v) => v.severity === 'error')).toBe(true);
+  });
+
+  it('asks for approval to delete a production cluster, from its first node group on, and allows it', () => {
+    expect(deletingProduction.plan.map((op) => op.kind)).toContain('DeleteNodegroup');
+    const { bundleVersion: _v, ...d } = engine.evaluate(deletingProduction);
+    expect(d).toEqual({
+      allow: true,
+      violations: [],
+      approvals: [
+        {
+          rule: 'production-deletion-approval',
+          operation: 'delete cluster platform-prod',
+          reason:
+            'cluster platform-prod is production (tag environment=production): deleting it destroys it and everything running on it',
+        },
+      ],
+    });
   });
 
   it('lets warnings through: an allowed decision can carry warn violations only', () => {

@@ -28,7 +28,8 @@ export const BUNDLE_PATH = join(BUNDLE_DIR, BUNDLE_FILE);
 export const NOW = new Date('2026-11-29T12:00:00.000Z');
 
 const ACCOUNT = '111122223333';
-const DEFAULTS: PlanDefaults = {
+/** The deployment defaults the observations here were created with. */
+export const PLAN_DEFAULTS: PlanDefaults = {
   clusterRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-cluster`,
   nodeRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-node`,
   subnetIds: ['subnet-0000000a', 'subnet-0000000b'],
@@ -50,8 +51,8 @@ export function observedCluster(d: Desired, over: Partial<ObservedCluster> = {})
     version: d.spec.kubernetesVersion,
     status: 'ACTIVE',
     health: Health.Healthy,
-    roleArn: DEFAULTS.clusterRoleArn!,
-    subnetIds: DEFAULTS.subnetIds!,
+    roleArn: PLAN_DEFAULTS.clusterRoleArn!,
+    subnetIds: PLAN_DEFAULTS.subnetIds!,
     securityGroupIds: [],
     tags: { ...d.spec.tags, ...ownershipTags(d.id) },
     ...over,
@@ -78,8 +79,8 @@ export function observedNodegroup(
     instanceTypes: [instanceType],
     capacityType: 'ON_DEMAND',
     scaling: { minSize: n, maxSize: n, desiredSize: n },
-    nodeRole: DEFAULTS.nodeRoleArn!,
-    subnets: DEFAULTS.subnetIds!,
+    nodeRole: PLAN_DEFAULTS.nodeRoleArn!,
+    subnets: PLAN_DEFAULTS.subnetIds!,
     tags,
     labels: {},
     taints: [],
@@ -93,7 +94,7 @@ export function observation(c: ObservedCluster | null, ngs: ObservedNodegroup[] 
 /** EKS after the planner's node group creates for this record succeeded: every pool ACTIVE. */
 export function converged(d: Desired): Observation {
   const cluster = observedCluster(d);
-  const creates = plan(d, observation(cluster), DEFAULTS).filter((op) => op.kind === 'CreateNodegroup');
+  const creates = plan(d, observation(cluster), PLAN_DEFAULTS).filter((op) => op.kind === 'CreateNodegroup');
   const groups = creates.map(
     (op): ObservedNodegroup => ({
       ...observedNodegroup(d, op.nodegroupName, op.instanceTypes[0]!, { ...op.tags }),
@@ -115,7 +116,7 @@ export function inputFor(d: Desired, o: Observation = emptyObservation(NOW), ops
   return buildPolicyInput({
     desired: d,
     observation: o,
-    plan: ops ?? plan(d, o, DEFAULTS),
+    plan: ops ?? plan(d, o, PLAN_DEFAULTS),
     estimate: estimateSpecCost(d.spec, NOW),
     now: NOW,
   });
@@ -235,9 +236,18 @@ export const upgradingWithErrorInsight = inputFor(devUpgrading, {
   insights: [removedApis],
 });
 
+/** The prod-tagged example deleted under deletionPolicy Delete: the plan deletes its node groups first. */
+const prodDeletable = withSpec(prod, { deletionPolicy: 'Delete' });
+export const deletingProduction = inputFor(
+  { ...prodDeletable, deletionRequested: true },
+  converged(prodDeletable),
+);
+
 /** For every rule a compliant and a non-compliant case; the examples as the pipeline sees them. */
 export const CASES: readonly PolicyCase[] = [
   { name: 'dev-small example is allowed', input: inputFor(dev), allow: true, rules: [] },
+  // Allowed, with an approval (rules.test.ts checks it): approvals are not violations.
+  { name: 'deleting a production cluster is allowed', input: deletingProduction, allow: true, rules: [] },
   {
     name: 'prod-tagged example is allowed',
     input: inputFor(prod),

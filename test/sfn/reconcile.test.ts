@@ -254,6 +254,33 @@ describe('failures that were not written to the status say what happened', () =>
   });
 });
 
+describe('PolicyAllowsApply: only an allow applies', () => {
+  const planned: Steps = { ...converged, plan: async () => ({ action: 'apply' }) };
+  const entered = (events: ExecutionEvent[]) =>
+    events.filter((e) => e.type === 'StateEntered').map((e) => 'state' in e && e.state.name);
+
+  it.each([
+    { outcome: 'approval', allow: true },
+    { outcome: 'deny', allow: false },
+  ])('$outcome: WriteStatus, the lease released, ApplyStep never entered', async (policy) => {
+    const { run, calls } = reconcile({ ...planned, policy: async () => policy });
+    const { outcome, events } = await run({ id: 'team/a', trigger: 'manual' });
+    expect(outcome.status).toBe('SUCCEEDED');
+    expect(calls.map((c) => c.step)).not.toContain('apply');
+    expect(entered(events)).toEqual(expect.arrayContaining(['PolicyAllowsApply', 'WriteStatus', 'Done']));
+    expect(entered(events)).not.toContain('ApplyStep');
+  });
+
+  it('allow: ApplyStep runs', async () => {
+    const { run, calls } = reconcile(
+      { ...planned, policy: async () => ({ allow: true, outcome: 'allow' }), apply: async () => ({}) },
+      { ...DEFAULT_DEFINITION_OPTIONS, maxLoops: 0 },
+    );
+    await run({ id: 'team/a', trigger: 'manual' });
+    expect(calls.map((c) => c.step)).toContain('apply');
+  });
+});
+
 describe('StartExecution input is validated before any Task', () => {
   const invalid: [string, unknown, RegExp][] = [
     ['empty input', {}, /needs the string fields id and trigger/],

@@ -65,6 +65,13 @@ describe('parseItem', () => {
     expect(p.invalid.reason).toMatch(field);
   });
 
+  it('says what is wrong in zod\'s English, not a bare "Invalid input" (zod/mini sets no locale)', () => {
+    const p = parseItem({ ...good, generation: '2' });
+    expect(p.kind === 'invalid' && p.invalid.reason).toBe(
+      'generation: Invalid input: expected number, received string',
+    );
+  });
+
   it('an item too large to ever hold a status is invalid and gets no run (each would fail)', () => {
     const p = parseItem({ ...good, padding: 'x'.repeat(380 * 1024) });
     expect(p).toMatchObject({ kind: 'invalid', invalid: { usable: false } });

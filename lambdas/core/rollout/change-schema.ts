@@ -4,6 +4,7 @@
  * name) and merges tags; it creates and removes nothing. Each field is checked here as the cluster
  * spec checks it; the merged spec is checked again per cluster (change.ts, previewChange).
  */
+import '../zod-locale.js';
 import * as z from 'zod/mini';
 import { catalog } from '../catalog.js';
 import { ADDON_VERSION_KEYWORDS, addonSchema } from '../spec/addons.js';

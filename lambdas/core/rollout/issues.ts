@@ -3,6 +3,7 @@
  * strict objects whose refusal of an unknown field lists the fields allowed, and fields parsed by a
  * plain function (durations, percentages) with one message per field.
  */
+import '../zod-locale.js';
 import * as z from 'zod/mini';
 import type { SpecIssue } from '../spec/validate.js';
 

@@ -3,6 +3,7 @@
  * list picks, in ordered stages, with a failure policy. Validation names every field it refuses;
  * the output has defaults applied and durations in seconds.
  */
+import '../zod-locale.js';
 import * as z from 'zod/mini';
 import { durationProblem, parseDuration } from '../duration.js';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';

@@ -3,7 +3,8 @@
  * `bootstrapClusterCreatorAdminPermissions: false` (it needs no Kubernetes access itself) and these
  * entries. Under `exclusive`, entries that are not listed are removed, except those EKS makes itself.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../zod-locale.js';
 import { ACCESS_POLICY_NAMES } from '../access-policies.js';
 import { LIMITS } from './rules.js';
 
@@ -14,79 +15,99 @@ const policySchema = z
         error: (iss) =>
           `access policy ${JSON.stringify(iss.input)} is not an EKS access policy (${ACCESS_POLICY_NAMES.join(', ')})`,
       }),
-      scope: z
-        .enum(['cluster', 'namespace'], { error: 'scope must be "cluster" or "namespace"' })
-        .default('cluster'),
-      namespaces: z
-        .array(
-          z.string().regex(LIMITS.access.namespacePattern, {
-            error: 'namespaces are Kubernetes namespace names, optionally ending in * for a prefix',
-          }),
-          { error: 'namespaces must be a list' },
-        )
-        .max(LIMITS.access.maxNamespaces, {
-          error: `at most ${LIMITS.access.maxNamespaces} namespaces per access scope (EKS limit)`,
-        })
-        .optional(),
+      scope: z._default(
+        z.enum(['cluster', 'namespace'], { error: 'scope must be "cluster" or "namespace"' }),
+        'cluster',
+      ),
+      namespaces: z.optional(
+        z
+          .array(
+            z.string().check(
+              z.regex(LIMITS.access.namespacePattern, {
+                error: 'namespaces are Kubernetes namespace names, optionally ending in * for a prefix',
+              }),
+            ),
+            { error: 'namespaces must be a list' },
+          )
+          .check(
+            z.maxLength(LIMITS.access.maxNamespaces, {
+              error: `at most ${LIMITS.access.maxNamespaces} namespaces per access scope (EKS limit)`,
+            }),
+          ),
+      ),
     },
     { error: 'an access policy is an object with name, scope and (for scope namespace) namespaces' },
   )
-  .superRefine((p, ctx) => {
-    if (p.scope === 'namespace' && !p.namespaces?.length)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['namespaces'],
-        message: 'scope namespace needs at least one namespace',
-      });
-    if (p.scope === 'cluster' && p.namespaces !== undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['namespaces'],
-        message: 'namespaces apply only to scope namespace (scope cluster covers every namespace)',
-      });
-  });
+  .check(
+    z.superRefine((p, ctx) => {
+      if (p.scope === 'namespace' && !p.namespaces?.length)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['namespaces'],
+          message: 'scope namespace needs at least one namespace',
+        });
+      if (p.scope === 'cluster' && p.namespaces !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['namespaces'],
+          message: 'namespaces apply only to scope namespace (scope cluster covers every namespace)',
+        });
+    }),
+  );
 
 const entrySchema = z.strictObject(
   {
-    principalArn: z.string({ error: 'principalArn must be a string' }).regex(LIMITS.access.principalPattern, {
-      error: 'principalArn must be an IAM role or user ARN (arn:aws:iam::<12-digit account>:role/<name>)',
-    }),
-    type: z
-      .enum(LIMITS.access.entryTypes, { error: `type must be one of ${LIMITS.access.entryTypes.join(', ')}` })
-      .default('STANDARD'),
-    kubernetesGroups: z
-      .array(
-        z.string().regex(LIMITS.access.groupPattern, {
-          error: 'a Kubernetes group is 1-255 characters without spaces',
-        }),
-        { error: 'kubernetesGroups must be a list of group names' },
-      )
-      .max(100, { error: 'at most 100 Kubernetes groups per entry' })
-      .optional(),
-    policies: z
-      .array(policySchema, { error: 'policies must be a list of access policies' })
-      .max(20, { error: 'at most 20 access policies per entry' })
-      .default([]),
+    principalArn: z.string({ error: 'principalArn must be a string' }).check(
+      z.regex(LIMITS.access.principalPattern, {
+        error: 'principalArn must be an IAM role or user ARN (arn:aws:iam::<12-digit account>:role/<name>)',
+      }),
+    ),
+    type: z._default(
+      z.enum(LIMITS.access.entryTypes, {
+        error: `type must be one of ${LIMITS.access.entryTypes.join(', ')}`,
+      }),
+      'STANDARD',
+    ),
+    kubernetesGroups: z.optional(
+      z
+        .array(
+          z.string().check(
+            z.regex(LIMITS.access.groupPattern, {
+              error: 'a Kubernetes group is 1-255 characters without spaces',
+            }),
+          ),
+          { error: 'kubernetesGroups must be a list of group names' },
+        )
+        .check(z.maxLength(100, { error: 'at most 100 Kubernetes groups per entry' })),
+    ),
+    policies: z._default(
+      z
+        .array(policySchema, { error: 'policies must be a list of access policies' })
+        .check(z.maxLength(20, { error: 'at most 20 access policies per entry' })),
+      [],
+    ),
   },
   { error: 'an access entry is an object with principalArn and policies' },
 );
 
 export const accessSchema = z.strictObject(
   {
-    authenticationMode: z
-      .enum(LIMITS.access.authenticationModes, {
+    // Absent: at least API_AND_CONFIG_MAP (a cluster already at API stays there; EKS never moves back).
+    authenticationMode: z.optional(
+      z.enum(LIMITS.access.authenticationModes, {
         error:
           'authenticationMode must be "API_AND_CONFIG_MAP" or "API" (CloudOrch manages access entries, which CONFIG_MAP lacks)',
-      })
-      // Absent: at least API_AND_CONFIG_MAP (a cluster already at API stays there; EKS never moves back).
-      .optional(),
-    exclusive: z.boolean({ error: 'exclusive must be true or false' }).default(false),
-    entries: z
-      .array(entrySchema, { error: 'entries must be a list of access entries' })
-      .max(LIMITS.access.maxEntries, {
-        error: `at most ${LIMITS.access.maxEntries} access entries per cluster (EKS quota)`,
-      })
-      .default([]),
+      }),
+    ),
+    exclusive: z._default(z.boolean({ error: 'exclusive must be true or false' }), false),
+    entries: z._default(
+      z.array(entrySchema, { error: 'entries must be a list of access entries' }).check(
+        z.maxLength(LIMITS.access.maxEntries, {
+          error: `at most ${LIMITS.access.maxEntries} access entries per cluster (EKS quota)`,
+        }),
+      ),
+      [],
+    ),
   },
   { error: 'access must be an object with authenticationMode, exclusive and entries' },
 );

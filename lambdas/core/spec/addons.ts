@@ -2,22 +2,23 @@
  * `spec.addons`: the EKS add-ons CloudOrch manages. Add-ons not listed are left alone; one removed from
  * the list is deleted only if CloudOrch created it, with `preserve` so its Kubernetes resources stay.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../zod-locale.js';
 import { roleArnSchema } from './pools.js';
 import { LIMITS, RESERVED_OBJECT_KEYS } from './rules.js';
 
 /** `default`: EKS's default for the cluster's minor; `latest`: the newest compatible; else exact. */
 export const ADDON_VERSION_KEYWORDS = ['default', 'latest'] as const;
 
-const versionSchema = z
-  .string({ error: 'version must be a string' })
-  .refine(
+const versionSchema = z.string({ error: 'version must be a string' }).check(
+  z.refine(
     (v) => (ADDON_VERSION_KEYWORDS as readonly string[]).includes(v) || LIMITS.addon.versionPattern.test(v),
     {
       error: (iss) =>
         `version ${JSON.stringify(iss.input)} must be "default", "latest" or an exact EKS add-on version like "v1.19.0-eksbuild.1"`,
     },
-  );
+  ),
+);
 
 /** Whether a value survives JSON as it is: finite numbers, plain objects and arrays, no reserved keys. */
 function jsonIssue(value: unknown, path: string): string | undefined {
@@ -43,23 +44,26 @@ function jsonIssue(value: unknown, path: string): string | undefined {
 
 const configurationSchema = z
   .record(z.string(), z.unknown(), { error: 'configurationValues must be an object (it is sent as JSON)' })
-  .superRefine((v, ctx) => {
-    const issue = jsonIssue(v, 'configurationValues');
-    if (issue) ctx.addIssue({ code: 'custom', message: `${issue}: configurationValues must be plain JSON` });
-    else if (Buffer.byteLength(JSON.stringify(v)) > LIMITS.addon.maxConfigurationBytes)
-      ctx.addIssue({
-        code: 'custom',
-        message: `configurationValues is larger than ${LIMITS.addon.maxConfigurationBytes} bytes as JSON`,
-      });
-  });
+  .check(
+    z.superRefine((v, ctx) => {
+      const issue = jsonIssue(v, 'configurationValues');
+      if (issue)
+        ctx.addIssue({ code: 'custom', message: `${issue}: configurationValues must be plain JSON` });
+      else if (Buffer.byteLength(JSON.stringify(v)) > LIMITS.addon.maxConfigurationBytes)
+        ctx.addIssue({
+          code: 'custom',
+          message: `configurationValues is larger than ${LIMITS.addon.maxConfigurationBytes} bytes as JSON`,
+        });
+    }),
+  );
 
 const podIdentitySchema = z.strictObject(
   {
-    serviceAccount: z
-      .string({ error: 'serviceAccount must be a string' })
-      .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, {
+    serviceAccount: z.string({ error: 'serviceAccount must be a string' }).check(
+      z.regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, {
         error: 'serviceAccount must be a Kubernetes service account name',
       }),
+    ),
     roleArn: roleArnSchema('roleArn'),
   },
   { error: 'a pod identity association is an object with serviceAccount and roleArn' },
@@ -67,25 +71,27 @@ const podIdentitySchema = z.strictObject(
 
 export const addonSchema = z.strictObject(
   {
-    name: z
-      .string({ error: 'name must be a string' })
-      .min(1, { error: 'name must not be empty' })
-      .max(LIMITS.addon.nameMaxLength, {
+    name: z.string({ error: 'name must be a string' }).check(
+      z.minLength(1, { error: 'name must not be empty' }),
+      z.maxLength(LIMITS.addon.nameMaxLength, {
         error: `name must be at most ${LIMITS.addon.nameMaxLength} characters`,
-      })
-      .regex(LIMITS.addon.namePattern, {
+      }),
+      z.regex(LIMITS.addon.namePattern, {
         error: 'name must be an EKS add-on name like "vpc-cni" (lower-case letters, digits, - and _)',
       }),
-    version: versionSchema.default('default'),
-    configurationValues: configurationSchema.optional(),
-    serviceAccountRoleArn: roleArnSchema('serviceAccountRoleArn').optional(),
-    podIdentityAssociations: z
-      .array(podIdentitySchema, { error: 'podIdentityAssociations must be a list' })
-      .max(10, { error: 'at most 10 pod identity associations per add-on' })
-      .optional(),
-    resolveConflicts: z
-      .enum(['OVERWRITE', 'PRESERVE'], { error: 'resolveConflicts must be "OVERWRITE" or "PRESERVE"' })
-      .default('OVERWRITE'),
+    ),
+    version: z._default(versionSchema, 'default'),
+    configurationValues: z.optional(configurationSchema),
+    serviceAccountRoleArn: z.optional(roleArnSchema('serviceAccountRoleArn')),
+    podIdentityAssociations: z.optional(
+      z
+        .array(podIdentitySchema, { error: 'podIdentityAssociations must be a list' })
+        .check(z.maxLength(10, { error: 'at most 10 pod identity associations per add-on' })),
+    ),
+    resolveConflicts: z._default(
+      z.enum(['OVERWRITE', 'PRESERVE'], { error: 'resolveConflicts must be "OVERWRITE" or "PRESERVE"' }),
+      'OVERWRITE',
+    ),
   },
   { error: 'an add-on must be an object with a name' },
 );

@@ -3,7 +3,8 @@
  * A spec uses one form or the other; both are normalised here, at validation, so the planner, the
  * policies and the cost estimate only ever see pools.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../zod-locale.js';
 import { architectureOf, architectureOfAmi, catalog, isGpuInstanceType } from '../catalog.js';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';
 import { DEFAULT_POOL } from './facts.js';
@@ -23,18 +24,20 @@ export const FLAT_POOL_FIELDS = [
 ] as const;
 
 export const nodeCountSchema = (field: string, min: number) =>
-  z
-    .number({ error: `${field} must be a number` })
-    .int({ error: `${field} must be a whole number` })
-    .min(min, { error: `${field} must be at least ${min}` })
-    .max(LIMITS.maxNodes, {
+  z.number({ error: `${field} must be a number` }).check(
+    z.int({ error: `${field} must be a whole number` }),
+    z.minimum(min, { error: `${field} must be at least ${min}` }),
+    z.maximum(LIMITS.maxNodes, {
       error: `${field} must be at most ${LIMITS.maxNodes} (EKS quota: nodes per managed node group)`,
-    });
+    }),
+  );
 
 export const roleArnSchema = (field: string) =>
-  z.string({ error: `${field} must be a string` }).regex(LIMITS.roleArn, {
-    error: `${field} must be an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`,
-  });
+  z.string({ error: `${field} must be a string` }).check(
+    z.regex(LIMITS.roleArn, {
+      error: `${field} must be an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`,
+    }),
+  );
 
 export const scalingSchema = z.enum(['managed', 'external'], {
   error: 'scaling must be "managed" (CloudOrch sets the size) or "external" (an autoscaler owns it)',
@@ -49,123 +52,152 @@ const labelsSchema = z
   .record(z.string(), z.string({ error: 'label values must be strings (quote them in YAML)' }), {
     error: 'labels must be a map of Kubernetes labels',
   })
-  .superRefine((labels, ctx) => {
-    const keys = Object.keys(labels);
-    if (keys.length > LIMITS.pool.maxLabels)
-      ctx.addIssue({ code: 'custom', message: `at most ${LIMITS.pool.maxLabels} labels per pool` });
-    for (const key of keys) {
-      const problem = labelKeyProblem(key);
-      if (problem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${problem}` });
-      const reserved = LIMITS.pool.reservedLabelPrefixes.find((p) => key.includes(p));
-      if (reserved)
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `label key ${JSON.stringify(key)} contains the reserved prefix ${reserved} (EKS refuses it: nodes may not set such labels on themselves)`,
-        });
-      const value = labels[key] ?? '';
-      // EKS node group labels (the model's labelValue) are 1-63 characters: no empty value.
-      const valueProblem = value === '' ? 'value must not be empty (EKS rule)' : labelValueProblem(value);
-      if (valueProblem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${valueProblem}` });
-    }
-  });
-
-const taintSchema = z
-  .strictObject(
-    {
-      key: z.string({ error: 'a taint key must be a string' }).superRefine((key, ctx) => {
+  .check(
+    z.superRefine((labels, ctx) => {
+      const keys = Object.keys(labels);
+      if (keys.length > LIMITS.pool.maxLabels)
+        ctx.addIssue({ code: 'custom', message: `at most ${LIMITS.pool.maxLabels} labels per pool` });
+      for (const key of keys) {
         const problem = labelKeyProblem(key);
-        if (problem) ctx.addIssue({ code: 'custom', message: `taint ${problem}` });
-      }),
-      value: z
-        .string({ error: 'a taint value must be a string' })
-        .superRefine((value, ctx) => {
-          const problem = labelValueProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${problem}` });
+        const reserved = LIMITS.pool.reservedLabelPrefixes.find((p) => key.includes(p));
+        if (reserved)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `label key ${JSON.stringify(key)} contains the reserved prefix ${reserved} (EKS refuses it: nodes may not set such labels on themselves)`,
+          });
+        const value = labels[key] ?? '';
+        // EKS node group labels (the model's labelValue) are 1-63 characters: no empty value.
+        const valueProblem = value === '' ? 'value must not be empty (EKS rule)' : labelValueProblem(value);
+        if (valueProblem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${valueProblem}` });
+      }
+    }),
+  );
+
+const taintSchema = z.readonly(
+  z.strictObject(
+    {
+      key: z.string({ error: 'a taint key must be a string' }).check(
+        z.superRefine((key, ctx) => {
+          const problem = labelKeyProblem(key);
           if (problem) ctx.addIssue({ code: 'custom', message: `taint ${problem}` });
-        })
-        .optional(),
+        }),
+      ),
+      value: z.optional(
+        z.string({ error: 'a taint value must be a string' }).check(
+          z.superRefine((value, ctx) => {
+            const problem = labelValueProblem(value);
+            if (problem) ctx.addIssue({ code: 'custom', message: `taint ${problem}` });
+          }),
+        ),
+      ),
       effect: z.enum(LIMITS.pool.taintEffects, {
         error: `effect must be one of ${LIMITS.pool.taintEffects.join(', ')}`,
       }),
     },
     { error: 'a taint is an object with key, optional value and effect' },
-  )
-  .readonly();
+  ),
+);
 
 const updateConfigSchema = z
   .strictObject(
     {
-      maxUnavailable: z
-        .number({ error: 'maxUnavailable must be a number' })
-        .int({ error: 'maxUnavailable must be a whole number' })
-        .min(1, { error: 'maxUnavailable must be at least 1' })
-        .max(100, { error: 'maxUnavailable must be at most 100 (EKS limit)' })
-        .optional(),
-      maxUnavailablePercentage: z
-        .number({ error: 'maxUnavailablePercentage must be a number' })
-        .int({ error: 'maxUnavailablePercentage must be a whole number' })
-        .min(1, { error: 'maxUnavailablePercentage must be at least 1' })
-        .max(100, { error: 'maxUnavailablePercentage must be at most 100' })
-        .optional(),
+      maxUnavailable: z.optional(
+        z
+          .number({ error: 'maxUnavailable must be a number' })
+          .check(
+            z.int({ error: 'maxUnavailable must be a whole number' }),
+            z.minimum(1, { error: 'maxUnavailable must be at least 1' }),
+            z.maximum(100, { error: 'maxUnavailable must be at most 100 (EKS limit)' }),
+          ),
+      ),
+      maxUnavailablePercentage: z.optional(
+        z
+          .number({ error: 'maxUnavailablePercentage must be a number' })
+          .check(
+            z.int({ error: 'maxUnavailablePercentage must be a whole number' }),
+            z.minimum(1, { error: 'maxUnavailablePercentage must be at least 1' }),
+            z.maximum(100, { error: 'maxUnavailablePercentage must be at most 100' }),
+          ),
+      ),
     },
     { error: 'updateConfig must be an object with maxUnavailable or maxUnavailablePercentage' },
   )
-  .refine((u) => (u.maxUnavailable === undefined) !== (u.maxUnavailablePercentage === undefined), {
-    error: 'updateConfig takes exactly one of maxUnavailable and maxUnavailablePercentage',
-  });
+  .check(
+    z.refine((u) => (u.maxUnavailable === undefined) !== (u.maxUnavailablePercentage === undefined), {
+      error: 'updateConfig takes exactly one of maxUnavailable and maxUnavailablePercentage',
+    }),
+  );
 
 export const poolSchema = z.strictObject(
   {
-    name: z
-      .string({ error: 'name must be a string' })
-      .min(1, { error: 'name must not be empty' })
-      .max(LIMITS.pool.nameMaxLength, {
+    name: z.string({ error: 'name must be a string' }).check(
+      z.minLength(1, { error: 'name must not be empty' }),
+      z.maxLength(LIMITS.pool.nameMaxLength, {
         error: `name must be at most ${LIMITS.pool.nameMaxLength} characters (the node group name CloudOrch derives from it must fit EKS's 63)`,
-      })
-      .regex(LIMITS.pool.namePattern, {
+      }),
+      z.regex(LIMITS.pool.namePattern, {
         error:
           'name must start with a letter or digit and contain only letters, digits, hyphens and underscores',
       }),
+    ),
     instanceTypes: z
       .array(instanceTypeSchema('instance type'), { error: 'instanceTypes must be a list of instance types' })
-      .min(1, { error: 'instanceTypes must list at least one instance type' })
-      .max(LIMITS.pool.maxInstanceTypes, {
-        error: `at most ${LIMITS.pool.maxInstanceTypes} instance types per pool`,
-      }),
-    capacityType: z
-      .enum(['ON_DEMAND', 'SPOT'], { error: 'capacityType must be "ON_DEMAND" or "SPOT"' })
-      .default('ON_DEMAND'),
+      .check(
+        z.minLength(1, { error: 'instanceTypes must list at least one instance type' }),
+        z.maxLength(LIMITS.pool.maxInstanceTypes, {
+          error: `at most ${LIMITS.pool.maxInstanceTypes} instance types per pool`,
+        }),
+      ),
+    capacityType: z._default(
+      z.enum(['ON_DEMAND', 'SPOT'], { error: 'capacityType must be "ON_DEMAND" or "SPOT"' }),
+      'ON_DEMAND',
+    ),
     nodeCount: nodeCountSchema('nodeCount', 0),
-    minSize: nodeCountSchema('minSize', 0).optional(),
-    maxSize: nodeCountSchema('maxSize', 1).optional(),
-    scaling: scalingSchema.default('managed'),
-    labels: labelsSchema.default({}),
-    taints: z
-      .array(taintSchema, { error: 'taints must be a list of {key, value, effect}' })
-      .max(LIMITS.pool.maxTaints, { error: `at most ${LIMITS.pool.maxTaints} taints per pool (EKS limit)` })
-      .default([]),
-    amiType: z
-      .enum(LIMITS.pool.amiTypes, {
-        error: `amiType must be one of ${LIMITS.pool.amiTypes.join(', ')}`,
-      })
-      .optional(),
-    diskSize: z
-      .number({ error: 'diskSize must be a number of GiB' })
-      .int({ error: 'diskSize must be a whole number of GiB' })
-      .min(LIMITS.pool.diskSize.min, { error: `diskSize must be at least ${LIMITS.pool.diskSize.min} GiB` })
-      .max(LIMITS.pool.diskSize.max, {
-        error: `diskSize must be at most ${LIMITS.pool.diskSize.max} GiB (EBS limit)`,
-      })
-      .optional(),
-    nodeRoleArn: roleArnSchema('nodeRoleArn').optional(),
-    subnetIds: z
-      .array(z.string().regex(LIMITS.subnets.pattern, { error: 'subnet ids look like subnet-0123abcd' }), {
-        error: 'subnetIds must be a list of subnet ids',
-      })
-      .min(1, { error: 'subnetIds must list at least one subnet' })
-      .max(LIMITS.subnets.max, { error: `at most ${LIMITS.subnets.max} subnets are allowed` })
-      .optional(),
-    updateConfig: updateConfigSchema.optional(),
+    minSize: z.optional(nodeCountSchema('minSize', 0)),
+    maxSize: z.optional(nodeCountSchema('maxSize', 1)),
+    scaling: z._default(scalingSchema, 'managed'),
+    labels: z._default(labelsSchema, {}),
+    taints: z._default(
+      z.array(taintSchema, { error: 'taints must be a list of {key, value, effect}' }).check(
+        z.maxLength(LIMITS.pool.maxTaints, {
+          error: `at most ${LIMITS.pool.maxTaints} taints per pool (EKS limit)`,
+        }),
+      ),
+      [],
+    ),
+    amiType: z.optional(
+      z.enum(LIMITS.pool.amiTypes, { error: `amiType must be one of ${LIMITS.pool.amiTypes.join(', ')}` }),
+    ),
+    diskSize: z.optional(
+      z.number({ error: 'diskSize must be a number of GiB' }).check(
+        z.int({ error: 'diskSize must be a whole number of GiB' }),
+        z.minimum(LIMITS.pool.diskSize.min, {
+          error: `diskSize must be at least ${LIMITS.pool.diskSize.min} GiB`,
+        }),
+        z.maximum(LIMITS.pool.diskSize.max, {
+          error: `diskSize must be at most ${LIMITS.pool.diskSize.max} GiB (EBS limit)`,
+        }),
+      ),
+    ),
+    nodeRoleArn: z.optional(roleArnSchema('nodeRoleArn')),
+    subnetIds: z.optional(
+      z
+        .array(
+          z
+            .string()
+            .check(z.regex(LIMITS.subnets.pattern, { error: 'subnet ids look like subnet-0123abcd' })),
+          {
+            error: 'subnetIds must be a list of subnet ids',
+          },
+        )
+        .check(
+          z.minLength(1, { error: 'subnetIds must list at least one subnet' }),
+          z.maxLength(LIMITS.subnets.max, { error: `at most ${LIMITS.subnets.max} subnets are allowed` }),
+        ),
+    ),
+    updateConfig: z.optional(updateConfigSchema),
   },
   { error: 'a node pool must be an object with name, instanceTypes and nodeCount' },
 );

@@ -1,5 +1,5 @@
 /** Turns schema failures into errors that name the field and the rule, for every entry point. */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { RESERVED_OBJECT_KEYS } from './rules.js';
 import { type CloudClusterSpec, specSchema } from './schema.js';
 
@@ -79,7 +79,7 @@ function missingRequired(input: unknown, i: z.core.$ZodIssue): boolean {
   );
 }
 
-function toIssues(error: z.ZodError, skip: ReadonlySet<string>, input: unknown): SpecIssue[] {
+function toIssues(error: z.core.$ZodError, skip: ReadonlySet<string>, input: unknown): SpecIssue[] {
   const issues: SpecIssue[] = [];
   for (const i of error.issues) {
     if (i.code === 'unrecognized_keys') {

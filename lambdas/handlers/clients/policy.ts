@@ -11,7 +11,12 @@ export function engineEvaluator(engine: () => PolicyEngine): PolicyEvaluator {
   return {
     async evaluate(input) {
       const d = await engine().decide(input);
-      return { allow: d.allow, violations: d.violations, degraded: d.bundleVersion === null };
+      return {
+        allow: d.allow,
+        violations: d.violations,
+        approvals: d.approvals,
+        degraded: d.bundleVersion === null,
+      };
     },
   };
 }

@@ -57,6 +57,7 @@ export async function rolloutApplyStep(input: ClusterStepInput): Promise<Cluster
     const written = await store.applySpec(cluster.id, valid.spec, {
       expectedVersion: cluster.version,
       now: now(),
+      rollout: { id: rec.id, generation: rec.generation, stage: input.stage },
     });
     generation = written.record.generation;
   }

@@ -65,6 +65,8 @@ export type ReportInput =
 /** What StageStart, StageEnd and an approval tell the stage: stop here. */
 export interface GateOutput {
   readonly halted: boolean;
+  /** The stage finished in an earlier attempt of this generation (only StageStart says true). */
+  readonly finished: boolean;
 }
 
 export interface SoakOutput {

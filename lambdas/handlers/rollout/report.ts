@@ -5,6 +5,7 @@
  */
 import { PermanentError } from '../../core/errors.js';
 import { validateRolloutSpec } from '../../core/rollout/schema.js';
+import type { RolloutStatus } from '../../core/rollout/status.js';
 import {
   approvalRequested,
   approvedStage,
@@ -18,8 +19,12 @@ import {
 } from '../../core/rollout/transitions.js';
 import type { RolloutRecord } from '../../store/rollouts.js';
 import { depsOf } from '../deps.js';
+import { emit, METRIC } from '../telemetry.js';
 import type { CaughtStepError, GateOutput, ReportInput, SoakOutput } from './contracts.js';
 import { readRollout } from './read.js';
+
+const finished = (s: RolloutStatus, stage: string) =>
+  s.stages.find((x) => x.name === stage)?.state === 'succeeded';
 
 type Deps = ReturnType<typeof depsOf<'rolloutReport'>>;
 
@@ -45,9 +50,11 @@ function causeOf(e: CaughtStepError): string {
 
 async function gate(d: Deps, rec: RolloutRecord, generation: number): Promise<GateOutput> {
   const stop = stopReason(rec, generation);
-  if (stop && rec.status?.phase === 'Halted')
+  if (stop && rec.status?.phase === 'Halted') {
+    emit(METRIC.RolloutsHalted);
     await notify(d, rec, `halted: ${rec.status.halt?.reason ?? stop}`);
-  return { halted: stop !== undefined };
+  }
+  return { halted: stop !== undefined, finished: false };
 }
 
 async function notify(d: Deps, rec: RolloutRecord, what: string): Promise<void> {
@@ -78,6 +85,7 @@ async function awaitApproval(d: Deps, input: Event<'awaitApproval'>): Promise<nu
         : undefined,
     now,
   );
+  emit(METRIC.RolloutApprovalsRequested);
   await notify(
     d,
     rec,
@@ -99,6 +107,7 @@ async function failCluster(d: Deps, input: Event<'clusterFailed'>): Promise<null
         : undefined,
     now,
   );
+  emit(METRIC.RolloutClusters, 1, { Outcome: 'Failed' });
   return null;
 }
 
@@ -109,11 +118,12 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
   switch (input.event) {
     case 'stageStart': {
       const rec = await update((r) =>
-        !stopReason(r, input.generation) && r.status
+        !stopReason(r, input.generation) && r.status && !finished(r.status, input.stage)
           ? { status: startStage(r.status, input.stage, now()) }
           : undefined,
       );
-      return gate(d, rec, input.generation);
+      const gated = await gate(d, rec, input.generation);
+      return rec.status && finished(rec.status, input.stage) ? { ...gated, finished: true } : gated;
     }
     case 'awaitApproval':
       return awaitApproval(d, input);
@@ -144,12 +154,14 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
     case 'complete': {
       const rec = await update((r) => (r.status ? { status: completed(r.status, now()) } : undefined));
       await rollouts.unlock(rec.id, rec.status?.stages.flatMap((s) => s.clusters.map((c) => c.id)) ?? []);
+      emit(METRIC.RolloutsCompleted);
       await notify(d, rec, 'completed');
       return null;
     }
     case 'failed': {
       const reason = causeOf(input.error);
       const rec = await update((r) => ({ status: failedRollout(r.status, r.generation, reason, now()) }));
+      emit(METRIC.RolloutsHalted);
       await notify(d, rec, `halted: ${reason}`);
       return null;
     }

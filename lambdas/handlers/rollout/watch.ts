@@ -9,6 +9,7 @@ import { clusterProgress } from '../../core/rollout/progress.js';
 import { validateRolloutSpec } from '../../core/rollout/schema.js';
 import { clusterFailed, clusterSucceeded, haltFor } from '../../core/rollout/transitions.js';
 import { depsOf } from '../deps.js';
+import { emit, METRIC } from '../telemetry.js';
 import type { ClusterRun, WatchInput } from './contracts.js';
 import { readRollout } from './read.js';
 
@@ -50,6 +51,7 @@ export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
           : undefined,
       now(),
     );
+    emit(METRIC.RolloutClusters, 1, { Outcome: 'Failed' });
     return { state: 'failed', reason };
   }
   if (p.verdict === 'healthy') {
@@ -59,6 +61,7 @@ export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
         r.status ? { status: clusterSucceeded(r.status, input.stage, input.cluster, now()) } : undefined,
       now(),
     );
+    emit(METRIC.RolloutClusters, 1, { Outcome: 'Succeeded' });
     return { state: 'succeeded' };
   }
   return { ...input.run, ...(p.readyAtMs !== undefined ? { readyAtMs: p.readyAtMs } : {}) };

@@ -17,8 +17,10 @@ export async function applyStep(state: ExecutionState): Promise<ApplyStepResult>
   const { store, provider, now } = depsOf('apply');
   const op = state.plan?.next;
   if (!op || state.plan?.action !== 'apply') throw new InternalError('apply needs a planned operation');
-  if (state.policy?.allow !== true)
-    throw new InternalError('apply refused: the policy did not allow this plan');
+  if (state.policy?.allow !== true || state.policy.outcome !== 'allow')
+    throw new InternalError(
+      `apply refused: the policy did not allow this plan (${state.policy?.outcome ?? 'not evaluated'})`,
+    );
   const description = describeOperation(op);
   const record = await store.get(state.id);
   if (!record) throw new RecordNotFoundError(`record ${state.id} disappeared`);

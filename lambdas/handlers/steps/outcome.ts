@@ -1,6 +1,7 @@
 /** Which status outcome an execution state stands for. Pure: one place decides what status says. */
 import { REASON_HINT, UPDATE_FAILED_HINT } from '../../core/conditions.js';
 import type { Outcome } from '../../core/status.js';
+import { approvalMessage } from '../../core/status-approval.js';
 import type { ExecutionState, ObserveResult, PlanResult } from '../contracts.js';
 
 export function outcomeOf(state: ExecutionState): Outcome {
@@ -37,6 +38,13 @@ export function outcomeOf(state: ExecutionState): Outcome {
     };
   if (policy && !policy.allow && plan?.action !== 'release')
     return { kind: 'PolicyDenied', violations: policy.violations };
+  // Only a step about to run waits for approval: a plan that waits on EKS or is done calls nothing.
+  if (policy?.outcome === 'approval' && plan?.action === 'apply')
+    return {
+      kind: 'ApprovalRequired',
+      message: approvalMessage(state.id, policy.approvals),
+      approvals: policy.approvals,
+    };
   switch (plan?.action) {
     case 'none':
       return { kind: 'Converged' };

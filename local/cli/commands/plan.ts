@@ -11,7 +11,7 @@ import { runningSpec } from '../../../lambdas/core/cost/running.js';
 import { observeScope } from '../../../lambdas/core/observe-scope.js';
 import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
-import { buildPolicyInput } from '../../../lambdas/core/policy-input.js';
+import { buildPolicyInput, type PolicyDecision } from '../../../lambdas/core/policy-input.js';
 import { refOf } from '../../../lambdas/core/provider.js';
 import type { CloudClusterSpec } from '../../../lambdas/core/spec/schema.js';
 import { UPGRADE_WARNING_HINT } from '../../../lambdas/core/status-parts.js';
@@ -43,6 +43,25 @@ export function operationLine(o: Output, op: Operation, n: number): string {
   if (op.kind === 'Impossible') return paint(o, 'yellow', `${line}\n     hint: ${op.remediation}`);
   if (op.kind === 'UpgradeWarning') return paint(o, 'yellow', `${line}\n     hint: ${UPGRADE_WARNING_HINT}`);
   return line;
+}
+
+/**
+ * The policy verdict, its violations, then each operation the pipeline will hold until a human
+ * approves it (listed under a denial too: approving would not be enough there).
+ */
+export function policyLines(o: Output, d: PolicyDecision & { readonly degraded: boolean }): string[] {
+  const verdict = d.degraded
+    ? paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied')
+    : d.allow
+      ? paint(o, 'green', '  policy: allowed')
+      : paint(o, 'red', '  policy: DENIED');
+  return [
+    verdict,
+    ...d.violations.map((v) => `    - [${v.severity}] ${v.rule}: ${v.message}`),
+    ...d.approvals.map((a) =>
+      paint(o, 'yellow', `  requires approval: ${a.operation} (${a.rule}): ${a.reason}`),
+    ),
+  ];
 }
 
 /** What one cluster's plan needs: its id, the spec to plan, and the generation that would run. */
@@ -88,9 +107,7 @@ export async function planCluster(
   if (ops.length === 0) out('  no changes');
   for (const [i, op] of ops.entries()) out(operationLine(o, op, i + 1));
   out(`  cost: $${running.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`);
-  if (decision.degraded) out(paint(o, 'red', '  policy: DEGRADED (no bundle loaded): would be denied'));
-  else out(decision.allow ? paint(o, 'green', '  policy: allowed') : paint(o, 'red', '  policy: DENIED'));
-  for (const v of decision.violations) out(`    - [${v.severity}] ${v.rule}: ${v.message}`);
+  for (const line of policyLines(o, decision)) out(line);
   return verdict(ops, decision.allow && !decision.degraded);
 }
 

@@ -37,7 +37,7 @@ export function parseDuration(text: string): number {
 
 /**
  * Ready False for one of these reasons does not fix itself: it needs a change (spec, policy, policy
- * bundle, the cluster's tags or the table item) or a human in EKS. Waiting stops there. Transient
+ * bundle, the cluster's tags or the table item), an approval, or a human in EKS. Waiting stops there. Transient
  * errors, work in progress and an unreadable EKS (ObserveFailed) are waited out.
  */
 export const TERMINAL_REASONS: ReadonlySet<Reason> = new Set<Reason>([
@@ -51,6 +51,8 @@ export const TERMINAL_REASONS: ReadonlySet<Reason> = new Set<Reason>([
   Reason.TargetClaimed,
   Reason.RecordInvalid,
   Reason.DeletionStuck,
+  /** Nothing runs until a human approves the held operation. */
+  Reason.ApprovalRequired,
 ]);
 
 /** What one cluster is waited for: Ready at the generation apply wrote, or its record gone. */

@@ -8,46 +8,42 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../../../lambdas/core/zod-locale.js';
 
 /** `--target dev` is always the local control plane; no stored target may take the name. */
 export const DEV_TARGET = 'dev';
 
-const nonEmpty = z.string().min(1);
-const ids = z.array(nonEmpty).min(1);
+const nonEmpty = z.string().check(z.minLength(1));
+const ids = z.array(nonEmpty).check(z.minLength(1));
 
 /** One deployed stack: what the CLI needs to reach it and to plan as its functions would. */
-export const StoredTargetSchema = z
-  .object({
-    table: nonEmpty,
-    region: nonEmpty,
-    stateMachineArn: nonEmpty.optional(),
-    profile: nonEmpty.optional(),
-    /** The stack output PolicyBundleUrl (`s3://bucket/key`). */
-    policyBundle: nonEmpty.optional(),
-    /** The stack outputs RolloutTableName and RolloutStateMachineArn, for `cloudorch rollout`. */
-    rolloutTable: nonEmpty.optional(),
-    rolloutStateMachineArn: nonEmpty.optional(),
-    /** The stack's deployment defaults for creates; they must match the stack's own. */
-    defaults: z
-      .object({
-        clusterRoleArn: nonEmpty.optional(),
-        nodeRoleArn: nonEmpty.optional(),
-        subnetIds: ids.optional(),
-        securityGroupIds: ids.optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+export const StoredTargetSchema = z.strictObject({
+  table: nonEmpty,
+  region: nonEmpty,
+  stateMachineArn: z.optional(nonEmpty),
+  profile: z.optional(nonEmpty),
+  /** The stack output PolicyBundleUrl (`s3://bucket/key`). */
+  policyBundle: z.optional(nonEmpty),
+  /** The stack outputs RolloutTableName and RolloutStateMachineArn, for `cloudorch rollout`. */
+  rolloutTable: z.optional(nonEmpty),
+  rolloutStateMachineArn: z.optional(nonEmpty),
+  /** The stack's deployment defaults for creates; they must match the stack's own. */
+  defaults: z.optional(
+    z.strictObject({
+      clusterRoleArn: z.optional(nonEmpty),
+      nodeRoleArn: z.optional(nonEmpty),
+      subnetIds: z.optional(ids),
+      securityGroupIds: z.optional(ids),
+    }),
+  ),
+});
 export type StoredTarget = z.infer<typeof StoredTargetSchema>;
 
-const ConfigSchema = z
-  .object({
-    currentTarget: nonEmpty.optional(),
-    targets: z.record(z.string(), StoredTargetSchema).default({}),
-  })
-  .strict();
+const ConfigSchema = z.strictObject({
+  currentTarget: z.optional(nonEmpty),
+  targets: z._default(z.record(z.string(), StoredTargetSchema), {}),
+});
 export type CliConfig = z.infer<typeof ConfigSchema>;
 
 export class ConfigFileError extends Error {

@@ -13,6 +13,7 @@ import {
   outcomesPanel,
   policyPanel,
 } from './panels.js';
+import { renderRollouts } from './rollouts.js';
 
 const POLL_MS = 1500;
 const $ = (id) => document.getElementById(id);
@@ -82,15 +83,17 @@ function renderInvalid(items) {
 
 async function poll() {
   try {
-    const [records, metrics, invalid] = await Promise.all([
+    const [records, metrics, invalid, rollouts] = await Promise.all([
       getJson('/api/clusters'),
       getJson('/api/metrics'),
       getJson('/api/invalid'),
+      getJson('/api/rollouts'),
     ]);
     state.records = records;
     state.metrics = metrics;
     render();
     renderInvalid(invalid);
+    renderRollouts($('rollouts'), rollouts, metrics.now);
     $('conn').textContent =
       `Live: updated ${clock(metrics.now)}, dev running since ${clock(metrics.startedAt)}.`;
     $('conn').className = 'live';

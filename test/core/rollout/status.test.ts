@@ -14,17 +14,22 @@ describe('initialStatus', () => {
   it('holds every stage and cluster, pending', () => {
     expect(initialStatus(1, planned, NOW)).toEqual({
       phase: 'Pending',
+      generation: 1,
       stages: [
         {
           name: 'canary',
           state: 'pending',
           approval: 'after',
+          maxConcurrency: 1,
+          soakSeconds: 0,
           clusters: [{ id: 'prod/a', state: 'pending' }],
         },
         {
           name: 'rest',
           state: 'pending',
           approval: 'none',
+          maxConcurrency: 2,
+          soakSeconds: 600,
           clusters: [
             { id: 'prod/b', state: 'pending' },
             { id: 'prod/c', state: 'pending' },

@@ -1,0 +1,91 @@
+/**
+ * The CloudRollout pipeline: its own informer -> work queue -> rollout mirror, beside the
+ * CloudCluster one, writing to the rollout table and starting Rollout executions. It writes only
+ * while the replica leads, like the CloudCluster queue (app.ts starts and pauses both).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { InternalError } from '../lambdas/core/errors.js';
+import { DynamoRolloutStore } from '../lambdas/store/rollouts.js';
+import type { RolloutControl } from '../local/cli/rollout-control.js';
+import { describeError } from './api-errors.js';
+import { ROLLOUT_PLURAL } from './constants.js';
+import type { EventRecorder } from './events.js';
+import type { BridgeFlags } from './flags.js';
+import { GenerationMap } from './generations.js';
+import { CloudClusterInformer } from './informer.js';
+import { CloudClusterApi } from './kube.js';
+import { WorkQueue } from './queue.js';
+import { RolloutMirror } from './rollout-mirror.js';
+
+export interface RolloutPipeline {
+  readonly informer: CloudClusterInformer;
+  readonly queue: WorkQueue;
+  readonly mirror: RolloutMirror;
+  readonly store: DynamoRolloutStore;
+  /** Queues every known CloudRollout (leadership taken, resync). */
+  everyKey(): void;
+}
+
+export function rolloutPipeline(opts: {
+  readonly flags: BridgeFlags;
+  readonly kc: KubeConfig;
+  readonly dynamo: DynamoDBClient;
+  readonly sfn: SFNClient;
+  readonly events: EventRecorder;
+  readonly log: (msg: string) => void;
+  readonly clock?: () => Date;
+}): RolloutPipeline {
+  const { flags, events, log } = opts;
+  const api = new CloudClusterApi(opts.kc, flags.watchNamespace, ROLLOUT_PLURAL);
+  const store = new DynamoRolloutStore(opts.dynamo, flags.rolloutTableName);
+  const control: RolloutControl = {
+    rollouts: store,
+    sfn: opts.sfn,
+    stateMachineArn: flags.rolloutStateMachineArn,
+    now: opts.clock ?? (() => new Date()),
+    // Only resume reconciles clusters, and the bridge never resumes: that stays a human's call.
+    reconcile: async () => {
+      throw new InternalError('the bridge does not resume rollouts');
+    },
+  };
+  let informer: CloudClusterInformer | undefined;
+  const mirror = new RolloutMirror({
+    api,
+    control,
+    generations: new GenerationMap(),
+    cached: (key) => informer?.get(key),
+    events,
+  });
+  const queue = new WorkQueue({
+    work: async (key) => {
+      try {
+        const result = await mirror.reconcile(key);
+        if (result !== 'mirrored') log(`CloudRollout ${key}: ${result}`);
+      } catch (err) {
+        const obj = informer?.get(key);
+        if (obj)
+          events.record(obj, {
+            type: 'Warning',
+            reason: 'MirrorFailed',
+            action: 'Mirror',
+            note: describeError(err),
+          });
+        throw err;
+      }
+    },
+    log: (m) => log(`CloudRollout ${m}`),
+  });
+  informer = new CloudClusterInformer({ api, onChange: (key) => queue.add(key), log });
+  const watched = informer;
+  return {
+    informer: watched,
+    queue,
+    mirror,
+    store,
+    everyKey: () => {
+      for (const key of watched.keys()) queue.add(key);
+    },
+  };
+}
