@@ -202,7 +202,7 @@ describe('a rollout from plan to completion', () => {
     );
     refused(
       await cloudorch(['rollout', 'resume', 'to-1-34']),
-      /is AwaitingApproval: only a halted rollout resumes/,
+      /is AwaitingApproval and its execution still runs/,
     );
     const changed = file(
       'to-1-34-b.yaml',

@@ -150,9 +150,10 @@ export function registerRollout({ program, o, withTarget }: Cli): void {
     .action((name: string, opts: ScopeOptions & { stage?: string }) =>
       run((t, out) => act(t, out, name, opts, approve(opts.stage))),
     );
-  sub('resume <name>', 'reconcile the failed clusters of a halted rollout, then run it again').action(
-    (name: string, opts: ScopeOptions) => run((t, out) => act(t, out, name, opts, resume)),
-  );
+  sub(
+    'resume <name>',
+    'reconcile the failed clusters of a halted rollout (or one whose execution is gone), then run it again',
+  ).action((name: string, opts: ScopeOptions) => run((t, out) => act(t, out, name, opts, resume)));
   sub('abort <name>', 'stop the rollout; clusters stay where they are').action(
     (name: string, opts: ScopeOptions) => run((t, out) => act(t, out, name, opts, abort)),
   );
