@@ -51,6 +51,8 @@ export const ENV = {
   fullObservePeriod: 'CLOUDORCH_FULL_OBSERVE_PERIOD_SECONDS',
   /** The rollout table: CloudRollout records and the cluster locks of running rollouts. */
   rolloutTable: 'CLOUDORCH_ROLLOUT_TABLE',
+  /** The Rollout state machine (the CLI, which starts, resumes and approves rollouts). */
+  rolloutStateMachine: 'CLOUDORCH_ROLLOUT_STATE_MACHINE_ARN',
   /** The SNS topic told when a rollout waits for approval, halts or completes. */
   rolloutTopic: 'CLOUDORCH_ROLLOUT_TOPIC_ARN',
 } as const;

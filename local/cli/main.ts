@@ -16,6 +16,7 @@ import { registerGet } from './commands/get.js';
 import { registerLifecycle } from './commands/lifecycle.js';
 import { registerPlan } from './commands/plan.js';
 import { registerPolicy } from './commands/policy.js';
+import { registerRollout } from './commands/rollout.js';
 import { registerSim } from './commands/sim.js';
 import { registerVersion } from './commands/version.js';
 import { cliVersion } from './config/cli-version.js';
@@ -38,6 +39,11 @@ export function buildProgram(): Command {
       'Reconcile state machine of a deployed stack (stack output StateMachineArn)',
     )
     .option('--profile <name>', 'AWS profile to use')
+    .option('--rollout-table <name>', 'rollout table of a deployed stack (stack output RolloutTableName)')
+    .option(
+      '--rollout-state-machine-arn <arn>',
+      'Rollout state machine of a deployed stack (stack output RolloutStateMachineArn)',
+    )
     .option(
       '--policy-bundle <s3-url>',
       'policy bundle a deployed stack serves, for plan (stack output PolicyBundleUrl)',
@@ -58,6 +64,7 @@ export function buildProgram(): Command {
     registerDescribe,
     registerPlan,
     registerLifecycle,
+    registerRollout,
     registerPolicy,
     registerSim,
     registerConfig,

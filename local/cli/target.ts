@@ -25,6 +25,7 @@ import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';
 import { ConfigFileError, configPath, readConfig } from './config/file.js';
 import { type AwsSelection, describeSelection, selectTarget, type TargetOptions } from './config/resolve.js';
 import { bundleRevision, type Fact, stackVersion } from './config/stack-facts.js';
+import { stackHowToSet, type TargetRollouts, targetRollouts } from './rollout-target.js';
 
 export type { TargetOptions };
 
@@ -48,6 +49,8 @@ export interface Target {
   readonly wiring: WiringInput;
   /** The Reconcile state machine, when the target names one. */
   readonly stateMachineArn?: string;
+  /** The CloudRollouts: their store and control, made on first use (an error names a missing setting). */
+  readonly rollouts: TargetRollouts;
   readonly sim?: SimAdminClient;
   /** The simulator's admin API for clusters of another region than the dev's own. */
   simIn?(region: string): SimAdminClient;
@@ -121,11 +124,18 @@ function awsTarget(s: AwsSelection): Target {
   const { deps, close } = cliClients(wiring);
   const closers: Closers = [close];
   const description = describeSelection(s);
+  const executions = s.stateMachineArn ? deps.executions : statusOnly(deps.executions);
+  const rolloutSettings = {
+    ...(s.rolloutTable ? { table: s.rolloutTable.value } : {}),
+    ...(s.rolloutStateMachineArn ? { stateMachineArn: s.rolloutStateMachineArn.value } : {}),
+    howToSet: stackHowToSet,
+  };
   return {
     kind: 'aws',
     description,
     store: deps.store,
-    executions: s.stateMachineArn ? deps.executions : statusOnly(deps.executions),
+    executions,
+    rollouts: targetRollouts(wiring, rolloutSettings, { store: deps.store, executions }, closers),
     provider: deps.provider,
     defaults: s.defaults,
     wiring,
@@ -204,11 +214,18 @@ async function devTarget(): Promise<Target> {
   const { deps, close } = cliClients(wiring);
   const closers: Closers = [close];
   const description = `cloudorch dev (dashboard ${state.endpoints.dashboard}, state file ${statePath})`;
+  const rolloutSettings = {
+    ...(state.rolloutTableName ? { table: state.rolloutTableName } : {}),
+    ...(state.rolloutStateMachineArn ? { stateMachineArn: state.rolloutStateMachineArn } : {}),
+    howToSet: () =>
+      `the running cloudorch dev (pid ${state.pid}) did not record it in ${statePath}: restart it with this version`,
+  };
   return {
     kind: 'local',
     description,
     store: deps.store,
     executions: deps.executions,
+    rollouts: targetRollouts(wiring, rolloutSettings, deps, closers),
     provider: deps.provider,
     defaults: LOCAL_DEFAULTS,
     wiring,

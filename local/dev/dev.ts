@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { addMetricSink } from '../../lambdas/handlers/telemetry.js';
 import { cliVersion } from '../cli/config/cli-version.js';
 import { type ControlPlane, LOCAL_REGION, LOCAL_TABLE, startControlPlane } from '../runtime/control-plane.js';
+import { LOCAL_ROLLOUT_TABLE } from '../runtime/rollout-machine.js';
 import { awsCommands } from './aws-commands.js';
 import { MetricRecorder } from './recorder.js';
 import { startDevServer } from './server.js';
@@ -56,6 +57,9 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
     await writeDevState(statePath, {
       pid: process.pid,
       ...names,
+      // `cloudorch rollout` and `apply -f` of a CloudRollout reach the rollouts through these.
+      rolloutTableName: LOCAL_ROLLOUT_TABLE,
+      rolloutStateMachineArn: cp.rolloutStateMachineArn,
       endpoints: { ...cp.endpoints, dashboard: started.url },
       startedAt: startedAt.toISOString(),
       version: cliVersion(),
@@ -67,6 +71,7 @@ export async function startDev(opts: DevOptions): Promise<DevHandle> {
     opts.log(`  DynamoDB store    ${cp.endpoints.dynamodb}`);
     opts.log(`  EKS simulator     ${cp.endpoints.eks}`);
     opts.log(`  Step Functions    ${cp.endpoints.sfn}  (${cp.stateMachineArn})`);
+    opts.log(`  rollouts          table ${LOCAL_ROLLOUT_TABLE}, ${cp.rolloutStateMachineArn}`);
     opts.log(`  sweep             every ${opts.sweepIntervalMs / 1000}s`);
     opts.log(`  state file        ${statePath}`);
     opts.log('inspect it with the AWS CLI:');

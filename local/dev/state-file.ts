@@ -12,6 +12,9 @@ export interface DevState {
   readonly region: string;
   readonly tableName: string;
   readonly stateMachineArn: string;
+  /** The rollout table and the Rollout state machine (absent in a state file of an older dev). */
+  readonly rolloutTableName?: string;
+  readonly rolloutStateMachineArn?: string;
   readonly endpoints: {
     readonly dynamodb: string;
     readonly eks: string;

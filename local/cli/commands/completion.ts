@@ -1,8 +1,8 @@
 /**
  * `cloudorch completion bash|zsh`: a completion script generated from the program itself (commands,
  * subcommands, options), so it cannot drift from the CLI. CloudCluster names (get, describe, delete,
- * reconcile, sim drift) and target names come from the hidden `cloudorch __complete`, which asks the
- * target and prints nothing when it cannot.
+ * reconcile, sim drift), CloudRollout names (the rollout subcommands) and target names come from the
+ * hidden `cloudorch __complete`, which asks the target and prints nothing when it cannot.
  */
 import { Argument, type Command, Help } from 'commander';
 import { listItems } from '../../../lambdas/store/list.js';
@@ -13,6 +13,13 @@ import { EXIT } from './exit.js';
 /** Commands whose argument is a CloudCluster, and those whose argument is a target's name. */
 const CLUSTER_COMMANDS = ['get', 'describe', 'delete', 'reconcile', 'sim drift'];
 const TARGET_COMMANDS = ['config use-target', 'config delete-target', 'config set-target'];
+const ROLLOUT_COMMANDS = [
+  'rollout get',
+  'rollout describe',
+  'rollout approve',
+  'rollout resume',
+  'rollout abort',
+];
 /** Options whose value is a file or folder: the shells complete paths there. */
 export const PATH_OPTIONS = ['-f', '--file', '--policies', '--out', '--data-dir'];
 /** What the shared logic prints to ask the shell for path completion instead of words. */
@@ -82,7 +89,7 @@ ${caseFunction(
   '__cloudorch_value_options',
   tree.map((n) => [n.path, n.valueOptions]),
 )}
-${caseFunction('__cloudorch_dynamic', [...CLUSTER_COMMANDS.map((c): [string, string[]] => [c, ['clusters']]), ...TARGET_COMMANDS.map((c): [string, string[]] => [c, ['targets']])])}
+${caseFunction('__cloudorch_dynamic', [...CLUSTER_COMMANDS.map((c): [string, string[]] => [c, ['clusters']]), ...TARGET_COMMANDS.map((c): [string, string[]] => [c, ['targets']]), ...ROLLOUT_COMMANDS.map((c): [string, string[]] => [c, ['rollouts']])])}
 # Prints the candidates for word number $1 of the command line given after it.
 __cloudorch_candidates() {
   local cword=$1 cmdpath='' w i=1 cur prev='' subs
@@ -156,17 +163,18 @@ compdef _cloudorch cloudorch
 `;
 }
 
-/** Cluster names (the part after the namespace), or target names; never an error on a terminal. */
+/** Cluster or rollout names (the part after the namespace), or target names; never an error on a terminal. */
 async function complete(cli: Cli, kind: string): Promise<void> {
   if (kind === 'targets') {
     const config = await readConfig(configPath());
     cli.o().out([DEV_TARGET, ...Object.keys(config.targets)].join('\n'));
     return;
   }
-  if (kind !== 'clusters') return;
+  if (kind !== 'clusters' && kind !== 'rollouts') return;
   const t = await cli.target();
   try {
-    const { records, invalid } = await listItems(t.store);
+    const { records, invalid } =
+      kind === 'clusters' ? await listItems(t.store) : await t.rollouts.store().list();
     const names = [...records, ...invalid].map((r) => r.id.slice(r.id.lastIndexOf('/') + 1));
     if (names.length > 0) cli.o().out([...new Set(names)].sort().join('\n'));
   } finally {
@@ -184,7 +192,7 @@ export function registerCompletion(cli: Cli): void {
     });
   cli.program
     .command('__complete <kind>', { hidden: true })
-    .description('names for shell completion: clusters or targets')
+    .description('names for shell completion: clusters, rollouts or targets')
     .action(async (kind: string) => {
       setTimeout(() => process.exit(EXIT.ok), COMPLETE_TIMEOUT_MS).unref();
       // Completion is best effort: an unreachable target completes nothing, quietly.

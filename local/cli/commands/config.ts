@@ -23,6 +23,8 @@ interface SetTargetFlags {
   stateMachineArn?: string;
   profile?: string;
   policyBundle?: string;
+  rolloutTable?: string;
+  rolloutStateMachineArn?: string;
   clusterRoleArn?: string;
   nodeRoleArn?: string;
   subnetIds?: string;
@@ -61,6 +63,8 @@ export function setTarget(config: CliConfig, name: string, flags: SetTargetFlags
       stateMachineArn: flags.stateMachineArn,
       profile: flags.profile,
       policyBundle: flags.policyBundle,
+      rolloutTable: flags.rolloutTable,
+      rolloutStateMachineArn: flags.rolloutStateMachineArn,
     }),
     ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
   };
@@ -123,6 +127,11 @@ function registerSetTarget(config: Command, o: () => Output): void {
     .option('--state-machine-arn <arn>', 'Reconcile state machine (stack output StateMachineArn)')
     .option('--profile <name>', 'AWS profile to use')
     .option('--policy-bundle <s3-url>', 'policy bundle the stack serves (stack output PolicyBundleUrl)')
+    .option('--rollout-table <name>', 'rollout table (stack output RolloutTableName)')
+    .option(
+      '--rollout-state-machine-arn <arn>',
+      'Rollout state machine (stack output RolloutStateMachineArn)',
+    )
     .option('--cluster-role-arn <arn>', "the stack's default cluster role, for plan")
     .option('--node-role-arn <arn>', "the stack's default node role, for plan")
     .option('--subnet-ids <ids>', "the stack's default subnets (comma-separated), for plan")

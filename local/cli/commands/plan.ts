@@ -13,12 +13,15 @@ import { describeOperation, plan } from '../../../lambdas/core/plan/plan.js';
 import { isMutating, type Operation } from '../../../lambdas/core/plan/types.js';
 import { buildPolicyInput, type PolicyDecision } from '../../../lambdas/core/policy-input.js';
 import { refOf } from '../../../lambdas/core/provider.js';
+import type { CloudClusterSpec } from '../../../lambdas/core/spec/schema.js';
 import { UPGRADE_WARNING_HINT } from '../../../lambdas/core/status-parts.js';
+import type { EnginePolicy } from '../../../lambdas/handlers/clients/policy.js';
 import type { Cli } from '../cli.js';
 import { type Output, paint } from '../format.js';
 import { loadManifests } from '../load.js';
 import type { Target } from '../target.js';
 import { EXIT, PLAN_EXIT_HELP } from './exit.js';
+import { planRollouts } from './plan-rollout.js';
 
 /**
  * One manifest's exit code. An impossible difference blocks even without other changes (apply would
@@ -61,49 +64,76 @@ export function policyLines(o: Output, d: PolicyDecision & { readonly degraded: 
   ];
 }
 
+/** What one cluster's plan needs: its id, the spec to plan, and the generation that would run. */
+export interface PlanSubject {
+  readonly id: string;
+  readonly spec: CloudClusterSpec;
+  readonly generation: number;
+}
+
+/**
+ * Plans one cluster against what EKS reports, prints its section (each line after `indent`), and
+ * returns its exit code.
+ */
+export async function planCluster(
+  t: Target,
+  o: Output,
+  policy: EnginePolicy,
+  m: PlanSubject,
+  indent = '',
+): Promise<number> {
+  const now = new Date();
+  const desired = { id: m.id, spec: m.spec, generation: m.generation, deletionRequested: false };
+  // What the pipeline reads too: add-ons, access entries and (while an upgrade is pending) insights.
+  const observation = await t.provider.observe(refOf(m.spec), observeScope(m.spec));
+  const ops = plan(desired, observation, t.defaults);
+  const estimate = estimateSpecCost(m.spec, now);
+  const decision = await policy.evaluate(
+    buildPolicyInput({ desired, observation, plan: ops, estimate, now }),
+  );
+  // What it will cost to run, against what runs now: autoscaled pools count at their current size.
+  const running = estimateSpecCost(runningSpec(m.spec, observation, t.defaults), now).monthlyCost;
+  const delta = running - (estimateObservedCost(observation, m.spec.region, now)?.monthlyCost ?? 0);
+  const out = (line: string) =>
+    o.out(
+      line
+        .split('\n')
+        .map((l) => `${indent}${l}`)
+        .join('\n'),
+    );
+  out(
+    `${m.id} (${m.spec.clusterName} in ${m.spec.region}): ${observation.cluster ? `cluster exists (${observation.cluster.status}, ${observation.cluster.version})` : 'cluster does not exist'}`,
+  );
+  if (ops.length === 0) out('  no changes');
+  for (const [i, op] of ops.entries()) out(operationLine(o, op, i + 1));
+  out(`  cost: $${running.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`);
+  for (const line of policyLines(o, decision)) out(line);
+  return verdict(ops, decision.allow && !decision.degraded);
+}
+
 export async function planCommand(t: Target, o: Output, files: string[]): Promise<number> {
-  const { manifests, issues } = await loadManifests(files);
+  const { manifests, rollouts, issues } = await loadManifests(files);
   if (issues.length > 0) {
     for (const i of issues) o.err(`error: ${i.message}`);
     return EXIT.error;
   }
   const policy = await t.policy();
-  const now = new Date();
   let code: number = EXIT.ok;
   for (const m of manifests) {
     const record = await t.store.get(m.id);
-    const desired = {
-      id: m.id,
-      spec: m.spec,
-      generation: (record?.generation ?? 0) + 1,
-      deletionRequested: false,
-    };
-    // What the pipeline reads too: add-ons, access entries and (while an upgrade is pending) insights.
-    const observation = await t.provider.observe(refOf(m.spec), observeScope(m.spec));
-    const ops = plan(desired, observation, t.defaults);
-    const estimate = estimateSpecCost(m.spec, now);
-    const decision = await policy.evaluate(
-      buildPolicyInput({ desired, observation, plan: ops, estimate, now }),
-    );
-    // What it will cost to run, against what runs now: autoscaled pools count at their current size.
-    const running = estimateSpecCost(runningSpec(m.spec, observation, t.defaults), now).monthlyCost;
-    const delta = running - (estimateObservedCost(observation, m.spec.region, now)?.monthlyCost ?? 0);
-    o.out(
-      `${m.id} (${m.spec.clusterName} in ${m.spec.region}): ${observation.cluster ? `cluster exists (${observation.cluster.status}, ${observation.cluster.version})` : 'cluster does not exist'}`,
-    );
-    if (ops.length === 0) o.out('  no changes');
-    for (const [i, op] of ops.entries()) o.out(operationLine(o, op, i + 1));
-    o.out(`  cost: $${running.toFixed(2)}/month (${delta >= 0 ? '+' : '-'}$${Math.abs(delta).toFixed(2)})`);
-    for (const line of policyLines(o, decision)) o.out(line);
-    code = Math.max(code, verdict(ops, decision.allow && !decision.degraded));
+    const generation = (record?.generation ?? 0) + 1;
+    code = Math.max(code, await planCluster(t, o, policy, { id: m.id, spec: m.spec, generation }));
   }
+  if (rollouts.length > 0) code = Math.max(code, await planRollouts(t, o, policy, rollouts, manifests));
   return code;
 }
 
 export function registerPlan({ program, o, withTarget }: Cli): void {
   program
     .command('plan')
-    .description('preview the operations, cost delta and policy verdict without changing anything')
+    .description(
+      "preview the operations, cost delta and policy verdict without changing anything (a CloudRollout: its stages and each cluster's change)",
+    )
     .requiredOption('-f, --file <path...>', 'files, folders, or - for standard input')
     .addHelpText('after', `\n${PLAN_EXIT_HELP}.`)
     .action((opts: { file: string[] }) => withTarget((t) => planCommand(t, o(), opts.file)));

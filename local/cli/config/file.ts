@@ -25,6 +25,9 @@ export const StoredTargetSchema = z.strictObject({
   profile: z.optional(nonEmpty),
   /** The stack output PolicyBundleUrl (`s3://bucket/key`). */
   policyBundle: z.optional(nonEmpty),
+  /** The stack outputs RolloutTableName and RolloutStateMachineArn, for `cloudorch rollout`. */
+  rolloutTable: z.optional(nonEmpty),
+  rolloutStateMachineArn: z.optional(nonEmpty),
   /** The stack's deployment defaults for creates; they must match the stack's own. */
   defaults: z.optional(
     z.strictObject({

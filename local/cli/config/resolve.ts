@@ -20,6 +20,8 @@ export interface TargetOptions {
   readonly stateMachineArn?: string;
   readonly profile?: string;
   readonly policyBundle?: string;
+  readonly rolloutTable?: string;
+  readonly rolloutStateMachineArn?: string;
 }
 
 /** A value and where it came from (a flag, an environment variable, a target in a file), for errors. */
@@ -36,6 +38,9 @@ export interface AwsSelection {
   readonly profile?: Sourced;
   /** The bundle the stack serves (stack output PolicyBundleUrl), when known. */
   readonly policyBundle?: Sourced;
+  /** The rollout table and the Rollout state machine (stack outputs RolloutTableName, RolloutStateMachineArn). */
+  readonly rolloutTable?: Sourced;
+  readonly rolloutStateMachineArn?: Sourced;
   readonly defaults: PlanDefaults;
   readonly defaultsFrom: string;
 }
@@ -47,7 +52,14 @@ export class TargetConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
-type Field = 'table' | 'region' | 'stateMachineArn' | 'profile' | 'policyBundle';
+type Field =
+  | 'table'
+  | 'region'
+  | 'stateMachineArn'
+  | 'profile'
+  | 'policyBundle'
+  | 'rolloutTable'
+  | 'rolloutStateMachineArn';
 
 const FLAG: Record<Field, string> = {
   table: '--table',
@@ -55,6 +67,8 @@ const FLAG: Record<Field, string> = {
   stateMachineArn: '--state-machine-arn',
   profile: '--profile',
   policyBundle: '--policy-bundle',
+  rolloutTable: '--rollout-table',
+  rolloutStateMachineArn: '--rollout-state-machine-arn',
 };
 /** The environment variables of each field: the functions' own names, and the AWS SDK's. */
 const ENV_OF: Record<Field, string> = {
@@ -63,6 +77,8 @@ const ENV_OF: Record<Field, string> = {
   stateMachineArn: ENV.stateMachine,
   profile: 'AWS_PROFILE',
   policyBundle: ENV.policyBundleS3,
+  rolloutTable: ENV.rolloutTable,
+  rolloutStateMachineArn: ENV.rolloutStateMachine,
 };
 const FIELDS = Object.keys(FLAG) as Field[];
 
@@ -99,7 +115,8 @@ function fromStored(name: string, t: StoredTarget, path: string): Fields {
 const BUNDLE_URL = /^s3:\/\/[^/]+\/.+$/;
 
 function aws(fields: Fields, defaults: PlanDefaults, defaultsFrom: string): AwsSelection {
-  const { table, region, stateMachineArn, profile, policyBundle } = fields;
+  const { table, region, stateMachineArn, profile, policyBundle, rolloutTable, rolloutStateMachineArn } =
+    fields;
   if (!table) throw new TargetConfigError('no table');
   if (!region)
     throw new TargetConfigError(
@@ -116,6 +133,8 @@ function aws(fields: Fields, defaults: PlanDefaults, defaultsFrom: string): AwsS
     ...(stateMachineArn ? { stateMachineArn } : {}),
     ...(profile ? { profile } : {}),
     ...(policyBundle ? { policyBundle } : {}),
+    ...(rolloutTable ? { rolloutTable } : {}),
+    ...(rolloutStateMachineArn ? { rolloutStateMachineArn } : {}),
     defaults,
     defaultsFrom,
   };
@@ -142,7 +161,13 @@ function named(name: string, config: CliConfig, path: string, flags: Fields, how
 }
 
 /** CloudOrch's own variables that only mean something beside a table. */
-const STACK_ONLY_ENV = [ENV.stateMachine, ENV.policyBundleS3, ...Object.values(DEFAULTS_ENV)];
+const STACK_ONLY_ENV = [
+  ENV.stateMachine,
+  ENV.policyBundleS3,
+  ENV.rolloutTable,
+  ENV.rolloutStateMachine,
+  ...Object.values(DEFAULTS_ENV),
+];
 
 /**
  * The config file, or why it could not be read: a broken file only matters to a selection that
