@@ -128,7 +128,13 @@ describe('a rollout across 12 clusters in 3 stages', () => {
     expect(status.phase).toBe('Completed');
     for (const c of RINGS) expect(versionOf(c.name), c.name).toBe('1.34');
     const [canary, test, prod] = status.stages;
-    for (const s of status.stages) for (const c of s.clusters) expect(c.state, c.id).toBe('succeeded');
+    for (const s of status.stages)
+      for (const c of s.clusters) {
+        expect(c.state, c.id).toBe('succeeded');
+        // Ready at its generation, then the health window, then done.
+        expect(ms(c.readyAt), c.id).toBeGreaterThanOrEqual(ms(c.startedAt));
+        expect(ms(c.finishedAt) - ms(c.readyAt), c.id).toBeGreaterThanOrEqual(1000);
+      }
     // Stages in order, each after the previous one's soak.
     const first = (s: typeof canary) => Math.min(...(s?.clusters ?? []).map((c) => ms(c.startedAt)));
     const last = (s: typeof canary) => Math.max(...(s?.clusters ?? []).map((c) => ms(c.finishedAt)));

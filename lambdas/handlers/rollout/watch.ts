@@ -7,7 +7,7 @@
 import { PermanentError } from '../../core/errors.js';
 import { clusterProgress } from '../../core/rollout/progress.js';
 import { validateRolloutSpec } from '../../core/rollout/schema.js';
-import { clusterFailed, clusterSucceeded, haltFor } from '../../core/rollout/transitions.js';
+import { clusterFailed, clusterSucceeded, haltFor, withCluster } from '../../core/rollout/transitions.js';
 import { depsOf } from '../deps.js';
 import { emit, METRIC } from '../telemetry.js';
 import type { ClusterRun, WatchInput } from './contracts.js';
@@ -64,5 +64,25 @@ export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
     emit(METRIC.RolloutClusters, 1, { Outcome: 'Succeeded' });
     return { state: 'succeeded' };
   }
+  if (p.readyAtMs !== undefined && input.run.readyAtMs === undefined)
+    await markReady(input, p.readyAtMs, now());
   return { ...input.run, ...(p.readyAtMs !== undefined ? { readyAtMs: p.readyAtMs } : {}) };
+}
+
+/** The first look that finds the cluster Ready at its generation: the health window starts. */
+async function markReady(input: WatchInput, readyAtMs: number, now: Date): Promise<void> {
+  const { rollouts } = depsOf('rolloutWatch');
+  await rollouts.update(
+    input.id,
+    (r) =>
+      r.status
+        ? {
+            status: withCluster(r.status, input.stage, input.cluster, {
+              readyAt: new Date(readyAtMs).toISOString(),
+              reason: 'Ready at its generation; watching the health window',
+            }),
+          }
+        : undefined,
+    now,
+  );
 }
