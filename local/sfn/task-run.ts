@@ -202,6 +202,11 @@ async function callbackAttempt(ctx: AttemptContext, input: Json): Promise<Json> 
   }
 }
 
+/** What a closed callback attempt ends with; no Retry or Catch ever sees it. */
+class TaskClosedError extends Error {
+  override readonly name = 'TaskClosed';
+}
+
 async function settle(ctx: AttemptContext, ended: TaskOutcome): Promise<Json> {
   if (ended.kind === 'succeeded') {
     const output = asJson(ended.output);
@@ -212,6 +217,8 @@ async function settle(ctx: AttemptContext, ended: TaskOutcome): Promise<Json> {
     record(ctx, { phase: 'timedOut', error: ended.error, cause: '' });
     throw await timeoutError(ended.error);
   }
+  // Its execution or branch is gone: nothing reads this error; throwing just ends the attempt.
+  if (ended.kind === 'closed') throw new TaskClosedError(`task ${ctx.spec.state} was closed`);
   record(ctx, { phase: 'failed', error: ended.error, cause: ended.cause });
   const failed = new Error(ended.cause);
   failed.name = ended.error;

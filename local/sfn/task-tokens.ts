@@ -18,7 +18,9 @@ import { maxLength, SfnServiceError } from './wire.js';
 export type TaskOutcome =
   | { kind: 'succeeded'; output: unknown }
   | { kind: 'failed'; error: string; cause: string }
-  | { kind: 'timedOut'; error: 'States.Timeout' | 'States.HeartbeatTimeout' };
+  | { kind: 'timedOut'; error: 'States.Timeout' | 'States.HeartbeatTimeout' }
+  /** Nobody waits anymore (the execution stopped, a sibling branch failed): the attempt ends unseen. */
+  | { kind: 'closed' };
 
 export interface OpenTaskSpec {
   /** The execution ARN, when the run has one; StopExecution drops its tasks. */
@@ -72,7 +74,7 @@ export class TaskTokenStore {
 
   constructor(private readonly maxClosed = 10_000) {}
 
-  /** Opens a task: its token, and a promise settling with how it ended (never if it is closed). */
+  /** Opens a task: its token, and a promise settling with how it ended (`closed` once closed). */
   openTask(spec: OpenTaskSpec): { token: string; outcome: Promise<TaskOutcome> } {
     const token = randomBytes(48).toString('base64url');
     let settle: (o: TaskOutcome) => void = noop;
@@ -133,11 +135,18 @@ export class TaskTokenStore {
     const task = this.open.get(token);
     if (!task) return;
     this.forget(token, task, 'closed');
+    // Settled, so the attempt ends and the interpreter's own Task timer is cleared with it: a
+    // pending attempt would keep that timer, and with it the process, alive for weeks.
+    task.settle({ kind: 'closed' });
   }
 
   /** Closes every open task of one execution (StopExecution, or the execution ended). */
   closeOwner(owner: string): void {
-    for (const [token, task] of this.open) if (task.spec.owner === owner) this.forget(token, task, 'closed');
+    for (const [token, task] of this.open)
+      if (task.spec.owner === owner) {
+        this.forget(token, task, 'closed');
+        task.settle({ kind: 'closed' });
+      }
   }
 
   isOpen(token: string): boolean {

@@ -3,6 +3,7 @@
  * token store's methods, TimeoutSeconds and HeartbeatSeconds (on a fake clock), and no default
  * Task timeout.
  */
+import { createHook } from 'node:async_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DefinitionError, LocalStateMachine, type TaskHandler } from '../../local/sfn/interpreter.js';
 import { longTimer } from '../../local/sfn/task-tokens.js';
@@ -32,6 +33,33 @@ describe('callback Tasks (lambda:invoke.waitForTaskToken)', () => {
     expect(await run).toEqual({ status: 'SUCCEEDED', output: { id: 'c1', approval: { approved: true } } });
     expect(codeOf(() => m.taskTokens.succeed(p.token, '{}'))).toBe('TaskDoesNotExist');
     expect(m.taskTokens.openTasks()).toEqual([]);
+  });
+
+  it('leaves no timer behind when the execution stops while a callback waits', async () => {
+    // The interpreter's own Task timer lasts weeks: one left running keeps the process alive
+    // (`cloudorch dev` did not exit after a rollout waiting for approval was aborted).
+    const live = new Map<number, string>();
+    const hook = createHook({
+      init(id, type) {
+        if (type === 'Timeout') live.set(id, new Error().stack ?? '');
+      },
+      destroy(id) {
+        live.delete(id);
+      },
+    }).enable();
+    try {
+      const a = approver();
+      const m = new LocalStateMachine(callbackDefinition(), { handlers: a.handlers });
+      const stop = new AbortController();
+      const run = m.run({ id: 'c9' }, { signal: stop.signal });
+      await a.next();
+      stop.abort();
+      expect(await run).toEqual({ status: 'ABORTED' });
+      await new Promise((r) => setImmediate(r));
+      expect([...live.values()].filter((st) => st.includes('aws-local-stepfunctions'))).toEqual([]);
+    } finally {
+      hook.disable();
+    }
   });
 
   it('sends SendTaskFailure error and cause to the Catch', async () => {
