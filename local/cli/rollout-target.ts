@@ -8,10 +8,10 @@ import { ENV } from '../../lambdas/config.js';
 import { dynamoRollouts } from '../../lambdas/handlers/clients/rollouts.js';
 import { compose, sdkOptions, type WiringInput } from '../../lambdas/handlers/compose.js';
 import type { ExecutionStarter } from '../../lambdas/handlers/deps.js';
+import type { RolloutControl } from '../../lambdas/handlers/rollout/control.js';
 import { reconcileWith } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import type { RolloutStore } from '../../lambdas/store/rollouts.js';
 import type { DesiredStateStore } from '../../lambdas/store/types.js';
-import type { RolloutControl } from './rollout-control.js';
 
 export interface TargetRollouts {
   /** The rollout table's store; throws RolloutSettingError when the target names no rollout table. */

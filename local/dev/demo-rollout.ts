@@ -6,8 +6,8 @@
  */
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { RolloutStatus } from '../../lambdas/core/rollout/status.js';
+import { approveRollout, type RolloutControl, startRollout } from '../../lambdas/handlers/rollout/control.js';
 import type { ClusterRecord } from '../../lambdas/store/types.js';
-import { approveRollout, type RolloutControl, startRollout } from '../cli/rollout-control.js';
 import type { CallCounts } from '../eks-sim/admin.js';
 import { LOCAL_REGION } from '../runtime/control-plane.js';
 import { LOCAL_CREDENTIALS } from '../runtime/credentials.js';

@@ -7,15 +7,15 @@ import { DescribeExecutionCommand, SFNClient, StopExecutionCommand } from '@aws-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutSpecInput } from '../../lambdas/core/rollout/schema.js';
 import type { RolloutStatus } from '../../lambdas/core/rollout/status.js';
-import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
-import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import {
   abortRollout,
   approveRollout,
   type RolloutControl,
   resumeRollout,
   startRollout,
-} from '../../local/cli/rollout-control.js';
+} from '../../lambdas/handlers/rollout/control.js';
+import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';
+import { reconcileNow } from '../../lambdas/handlers/triggers/reconcile-now.js';
 import { type Harness, LOCAL_CREDENTIALS, simCluster, spec, startHarness } from './support.js';
 
 let h: Harness;

@@ -5,10 +5,10 @@
  */
 import { ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
 import type { RolloutPhase } from '../../../lambdas/core/rollout/status.js';
+import { type RolloutControl, startRollout } from '../../../lambdas/handlers/rollout/control.js';
 import type { RolloutRecord, RolloutStore } from '../../../lambdas/store/rollouts.js';
 import type { Output } from '../format.js';
 import type { SourcedRollout } from '../load.js';
-import { type RolloutControl, startRollout } from '../rollout-control.js';
 import { type Fleet, previewRollout } from '../rollout-preview.js';
 
 /** Phases in which an execution works on the rollout: a new spec would pull it from under it. */

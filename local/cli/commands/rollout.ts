@@ -5,18 +5,18 @@
  */
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import type { RolloutRecord, RolloutStore } from '../../../lambdas/store/rollouts.js';
-import type { Cli } from '../cli.js';
-import type { Output } from '../format.js';
-import { type ScopeOptions, withScope } from '../options.js';
-import { DEFAULT_NAMESPACE, splitId } from '../resolve.js';
 import {
   abortRollout,
   approveRollout,
   RolloutActionError,
   type RolloutControl,
   resumeRollout,
-} from '../rollout-control.js';
+} from '../../../lambdas/handlers/rollout/control.js';
+import type { RolloutRecord, RolloutStore } from '../../../lambdas/store/rollouts.js';
+import type { Cli } from '../cli.js';
+import type { Output } from '../format.js';
+import { type ScopeOptions, withScope } from '../options.js';
+import { DEFAULT_NAMESPACE, splitId } from '../resolve.js';
 import { describeRollout, rolloutObject, rolloutTable, STAY_LINE } from '../rollout-view.js';
 import type { Target } from '../target.js';
 import { EXIT } from './exit.js';

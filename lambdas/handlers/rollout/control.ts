@@ -1,5 +1,5 @@
 /**
- * What a person does to a rollout, shared by the CLI and the tests: start it (an execution of the
+ * What a person (the CLI) or the bridge does to a rollout, in one place: start it (an execution of the
  * Rollout machine for its generation), approve the stage that waits (the task token on the record
  * resumes the execution), resume a halted one, abort one. Each refuses, naming why, when the rollout
  * is not in a state where the action means anything.
@@ -12,9 +12,9 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { domainError } from '../../lambdas/core/errors.js';
-import { aborted } from '../../lambdas/core/rollout/transitions.js';
-import type { RolloutRecord, RolloutStore } from '../../lambdas/store/rollouts.js';
+import { domainError } from '../../core/errors.js';
+import { aborted } from '../../core/rollout/transitions.js';
+import type { RolloutRecord, RolloutStore } from '../../store/rollouts.js';
 
 export class RolloutActionError extends domainError(
   'RolloutActionError',
