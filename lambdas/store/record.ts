@@ -44,6 +44,31 @@ const historySchema = z.looseObject({
   summary: str,
 });
 
+const approvalEntrySchema = z.looseObject({ rule: str, operation: str, reason: str });
+
+/** A pending wait: the CLI answers its token, on-change cancels it. */
+const approvalSchema = z.looseObject({
+  token: str.min(1),
+  generation: int.min(1),
+  approvals: z.array(approvalEntrySchema),
+  requestedAt: isoTime,
+  expiresAt: isoTime,
+});
+
+const approvedSchema = z.looseObject({
+  generation: int.min(1),
+  keys: z.array(str),
+  at: isoTime,
+  by: str.optional(),
+});
+
+const deniedSchema = z.looseObject({
+  generation: int.min(1),
+  reason: z.enum([Reason.ApprovalDenied, Reason.ApprovalTimedOut]),
+  message: str,
+  at: isoTime,
+});
+
 /** What readers rely on; unknown extra attributes are kept (a newer writer may add some). */
 const recordSchema = z.looseObject({
   id: str.refine(isRecordId, 'must be <namespace>/<name> (two DNS labels)'),
@@ -70,6 +95,9 @@ const recordSchema = z.looseObject({
   failures: z
     .looseObject({ generation: int, count: int.min(1), lastAt: isoTime, retryAt: isoTime })
     .optional(),
+  approval: approvalSchema.optional(),
+  approved: approvedSchema.optional(),
+  denied: deniedSchema.optional(),
 });
 
 export type ParsedItem =
