@@ -1,7 +1,7 @@
 /**
  * `cloudorch completion bash|zsh`: a completion script generated from the program itself (commands,
  * subcommands, options), so it cannot drift from the CLI. CloudCluster names (get, describe, delete,
- * reconcile, sim drift) and target names come from the hidden `cloudorch __complete`, which asks the
+ * reconcile, approve, deny, sim drift) and target names come from the hidden `cloudorch __complete`, which asks the
  * target and prints nothing when it cannot.
  */
 import { Argument, type Command, Help } from 'commander';
@@ -11,7 +11,7 @@ import { configPath, DEV_TARGET, readConfig } from '../config/file.js';
 import { EXIT } from './exit.js';
 
 /** Commands whose argument is a CloudCluster, and those whose argument is a target's name. */
-const CLUSTER_COMMANDS = ['get', 'describe', 'delete', 'reconcile', 'sim drift'];
+const CLUSTER_COMMANDS = ['get', 'describe', 'delete', 'reconcile', 'approve', 'deny', 'sim drift'];
 const TARGET_COMMANDS = ['config use-target', 'config delete-target', 'config set-target'];
 /** Options whose value is a file or folder: the shells complete paths there. */
 export const PATH_OPTIONS = ['-f', '--file', '--policies', '--out', '--data-dir'];
