@@ -3,11 +3,16 @@
  * and what ended it (`approved`, `denied`). Written only while the writer holds the lease, like
  * status; storing a wait also stretches the lease over it, so no other execution takes the cluster.
  */
-import { LeaseLostError, SpecChangedError } from './errors.js';
-import { isConditionFailure, readRecord, type Table, updateItem } from './items.js';
-import { asHolder, OWNED_BY_ME } from './lease-writes.js';
+import { RecordNotFoundError, SpecChangedError } from './errors.js';
+import { readRecord, type Table, updateItem } from './items.js';
+import { asHolder } from './lease-writes.js';
 import type { ApprovalOutcome, PendingApproval } from './types.js';
 
+/**
+ * Conditioned on the lease only (the functions' IAM lets the reconciler name its own attributes,
+ * not the spec writers'), then read back: a spec written before this write is found here, and one
+ * written after it finds the wait on the record (on-change cancels it), so no change slips between.
+ */
 export async function awaitApproval(
   t: Table,
   id: string,
@@ -15,26 +20,18 @@ export async function awaitApproval(
   approval: PendingApproval,
   opts: { readonly leaseExpiresAt: number; readonly deleting: boolean },
 ): Promise<void> {
-  const deletion = opts.deleting
-    ? 'attribute_exists(#deletionRequestedAt)'
-    : 'attribute_not_exists(#deletionRequestedAt)';
-  const condition = {
-    expression: `${OWNED_BY_ME} AND #generation = :g AND ${deletion}`,
-    values: { ':me': owner, ':g': approval.generation },
-  };
-  try {
-    await updateItem(t, id, { set: { approval, 'lease.expiresAt': opts.leaseExpiresAt } }, condition);
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-    // Tell a lost lease from a spec that moved on: only the latter cancels the wait.
-    const now = await readRecord(t, id);
-    if (now?.lease?.owner !== owner)
-      throw new LeaseLostError(`${id}: lease is no longer held by ${owner}`, { cause: err });
-    throw new SpecChangedError(
-      `${id}: the spec is at generation ${now.generation}${now.deletionRequestedAt ? ' (deletion requested)' : ''}, not the awaited ${approval.generation}`,
-      { cause: err },
-    );
-  }
+  await asHolder(id, owner, (held) =>
+    updateItem(t, id, { set: { approval, 'lease.expiresAt': opts.leaseExpiresAt } }, held),
+  );
+  const now = await readRecord(t, id);
+  if (!now) throw new RecordNotFoundError(`${id}: the record disappeared`);
+  if (now.generation === approval.generation && (now.deletionRequestedAt !== undefined) === opts.deleting)
+    return;
+  // Nobody would answer this wait: take it back, and say why.
+  await endApproval(t, id, owner, {});
+  throw new SpecChangedError(
+    `${id}: the spec is at generation ${now.generation}${now.deletionRequestedAt ? ' (deletion requested)' : ''}, not the awaited ${approval.generation}`,
+  );
 }
 
 export async function endApproval(

@@ -210,9 +210,9 @@ export interface DesiredStateStore {
   writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord>;
   /**
    * Stores a pending approval and moves the lease's expiry to `leaseExpiresAt` (past the wait), only
-   * while `owner` holds the lease and the record is still at the approval's generation (and
-   * `deleting` says whether deletion was requested): LeaseLostError, or SpecChangedError when the
-   * spec moved on meanwhile (nobody would answer the wait).
+   * while `owner` holds the lease (LeaseLostError). When the record is no longer at the approval's
+   * generation (or `deleting` no longer says whether deletion was requested), the wait is taken back
+   * and SpecChangedError says so: nobody would answer it.
    */
   awaitApproval(
     id: string,

@@ -291,11 +291,13 @@ describe.each([
       expect((await store.get(id))?.lease?.owner).toBe('b');
     });
 
-    it('is refused once the spec moved on (SpecChangedError) or the lease is lost (LeaseLostError)', async () => {
+    it('is taken back once the spec moved on (SpecChangedError), and refused when the lease is lost (LeaseLostError)', async () => {
       const id = await leased('wait-stale', 'a');
       await store.applySpec(id, specOf(id, { nodeCount: 5 }), { now: T0 });
       const opts = { leaseExpiresAt: at(DAY).getTime(), deleting: false };
       await expect(store.awaitApproval(id, 'a', pending(1), opts)).rejects.toBeInstanceOf(SpecChangedError);
+      // Nobody would answer that wait: it is not left on the record.
+      expect((await store.get(id))?.approval).toBeUndefined();
       await expect(store.awaitApproval(id, 'b', pending(2), opts)).rejects.toBeInstanceOf(LeaseLostError);
       await store.requestDeletion(id, T0);
       await expect(store.awaitApproval(id, 'a', pending(2), opts)).rejects.toBeInstanceOf(SpecChangedError);
