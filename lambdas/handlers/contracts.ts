@@ -97,8 +97,10 @@ export interface ApprovalState {
   readonly denied?: ApprovalDenied;
 }
 
-/** A denial (or timed-out wait) of the observed generation: why, as status shows it. */
+/** A denial (or timed-out wait) of the observed generation: what, and why, as status shows it. */
 export interface ApprovalDenied {
+  /** The denied operations, as core `approvalKey`. */
+  readonly keys: readonly string[];
   readonly reason: ApprovalEnd;
   readonly message: string;
 }
@@ -110,7 +112,7 @@ export interface PolicyResult {
   /** Operations that need a human's approval (those already granted left out); listed on a deny too. */
   readonly approvals: readonly PolicyApproval[];
   /** Set with outcome `denied`. */
-  readonly denial?: ApprovalDenied;
+  readonly denial?: Pick<ApprovalDenied, 'reason' | 'message'>;
   /** The engine could not load a bundle: everything is denied (fail closed). */
   readonly degraded: boolean;
   readonly outcome: PolicyOutcome;

@@ -64,6 +64,7 @@ const approvedSchema = z.looseObject({
 
 const deniedSchema = z.looseObject({
   generation: int.min(1),
+  keys: z.array(str),
   reason: z.enum([Reason.ApprovalDenied, Reason.ApprovalTimedOut]),
   message: str,
   at: isoTime,

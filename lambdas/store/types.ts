@@ -115,8 +115,10 @@ export interface ApprovalGrant {
   readonly by?: string;
 }
 
+/** Denied (or timed-out) operations of one generation, as core `approvalKey`: not asked again. */
 export interface ApprovalDenial {
   readonly generation: number;
+  readonly keys: readonly string[];
   readonly reason: ApprovalEnd;
   readonly message: string;
   readonly at: string;

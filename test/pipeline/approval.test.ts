@@ -72,7 +72,11 @@ describe('pipeline scenarios: approval required', () => {
     const r = await h.cp.store.get(id);
     expect(r?.approval).toBeUndefined();
     expect(r?.lease).toBeUndefined();
-    expect(r?.denied).toMatchObject({ generation: held.generation, reason: 'ApprovalDenied' });
+    expect(r?.denied).toMatchObject({
+      generation: held.generation,
+      keys: ['production-deletion-approval|delete cluster prod-deny'],
+      reason: 'ApprovalDenied',
+    });
     expect(condition(r?.status, 'Ready')).toMatchObject({
       status: 'False',
       reason: 'ApprovalDenied',

@@ -86,7 +86,10 @@ describe('parseItem', () => {
     },
     {
       why: 'a denial with an unknown reason',
-      item: { ...good, denied: { generation: 2, reason: 'Nope', message: 'm', at: '2026-11-30T00:00:00Z' } },
+      item: {
+        ...good,
+        denied: { generation: 2, keys: [], reason: 'Nope', message: 'm', at: '2026-11-30T00:00:00Z' },
+      },
       field: /denied\.reason/,
     },
     {
@@ -111,7 +114,13 @@ describe('parseItem', () => {
       expiresAt: '2026-12-01T00:00:00Z',
     };
     const approved = { generation: 2, keys: ['r|delete cluster x'], at: '2026-11-30T01:00:00Z', by: 'ana' };
-    const denied = { generation: 1, reason: 'ApprovalTimedOut', message: 'm', at: '2026-11-29T00:00:00Z' };
+    const denied = {
+      generation: 1,
+      keys: [],
+      reason: 'ApprovalTimedOut',
+      message: 'm',
+      at: '2026-11-29T00:00:00Z',
+    };
     expect(parseItem({ ...good, approval, approved, denied })).toMatchObject({
       kind: 'record',
       record: { approval, approved, denied },

@@ -317,6 +317,7 @@ describe.each([
       await store.awaitApproval(id, 'a', pending(1), opts);
       const denied = {
         generation: 1,
+        keys: ['r|delete cluster x'],
         reason: 'ApprovalDenied' as const,
         message: 'no',
         at: T0.toISOString(),

@@ -109,8 +109,9 @@ export async function endApprovalStep(state: ExecutionState): Promise<WriteResul
     };
   }
   const written = await writeStatusStep(state);
+  const keys = (state.policy?.approvals ?? []).map(approvalKey);
   await store.endApproval(state.id, state.owner, {
-    denied: { generation, ...ending, at: now().toISOString() },
+    denied: { generation, keys, ...ending, at: now().toISOString() },
   });
   log().info('approval not granted', { clusterId: state.id, reason: ending.reason });
   return written;

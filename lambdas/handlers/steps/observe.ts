@@ -23,7 +23,12 @@ function approvalStateOf(r: ClusterRecord): { approvalState?: ApprovalState } {
   const granted = r.approved?.generation === r.generation ? r.approved.keys : [];
   const d = r.denied?.generation === r.generation ? r.denied : undefined;
   if (granted.length === 0 && !d) return {};
-  return { approvalState: { granted, ...(d ? { denied: { reason: d.reason, message: d.message } } : {}) } };
+  return {
+    approvalState: {
+      granted,
+      ...(d ? { denied: { keys: d.keys, reason: d.reason, message: d.message } } : {}),
+    },
+  };
 }
 
 export async function observeStep(state: ExecutionState): Promise<ObserveResult> {

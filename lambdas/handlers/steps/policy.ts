@@ -38,14 +38,16 @@ export async function policyStep(state: ExecutionState): Promise<PolicyResult> {
   });
   const evaluated = await policy.evaluate(input);
   const d = withoutGranted(evaluated, o.approvalState);
+  // Only what was denied stays denied: another operation of the same generation is asked for.
   const denial = o.approvalState?.denied;
-  const outcome = policyOutcome(d, denial !== undefined);
+  const denied = denial !== undefined && d.approvals.some((a) => denial.keys.includes(approvalKey(a)));
+  const outcome = policyOutcome(d, denied);
   return {
     allow: d.allow,
     violations: d.violations,
     approvals: d.approvals,
     degraded: evaluated.degraded,
     outcome,
-    ...(outcome === 'denied' && denial ? { denial } : {}),
+    ...(outcome === 'denied' && denial ? { denial: { reason: denial.reason, message: denial.message } } : {}),
   };
 }

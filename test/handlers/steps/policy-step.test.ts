@@ -104,18 +104,30 @@ describe('Policy step: approvals of this generation', () => {
     expect(await policyStep(other)).toMatchObject({ approvals: [approval], outcome: 'approval' });
   });
 
+  const KEY = 'production-deletion-approval|delete cluster demo';
+
   it('denied for this generation: outcome denied with why, nothing asked again', async () => {
     install({ allow: true, violations: [], approvals: [approval], degraded: false });
     const denial = { reason: 'ApprovalDenied' as const, message: 'Approval denied: freeze' };
-    expect(await policyStep(withState({ granted: [], denied: denial }))).toMatchObject({
+    expect(await policyStep(withState({ granted: [], denied: { keys: [KEY], ...denial } }))).toMatchObject({
       outcome: 'denied',
       denial,
     });
   });
 
+  it('a denial of another operation of the generation does not stop this one being asked for', async () => {
+    install({ allow: true, violations: [], approvals: [approval], degraded: false });
+    const denied = {
+      keys: ['production-replacement-approval|replace node group a'],
+      reason: 'ApprovalDenied' as const,
+      message: 'no',
+    };
+    expect(await policyStep(withState({ granted: [], denied }))).toMatchObject({ outcome: 'approval' });
+  });
+
   it('a deny still wins over a denial', async () => {
     install({ allow: false, violations: [error], approvals: [approval], degraded: false });
-    const denial = { reason: 'ApprovalTimedOut' as const, message: 'timed out' };
+    const denial = { keys: [KEY], reason: 'ApprovalTimedOut' as const, message: 'timed out' };
     const r = await policyStep(withState({ granted: [], denied: denial }));
     expect(r.outcome).toBe('deny');
     expect(r.denial).toBeUndefined();
