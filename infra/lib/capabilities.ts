@@ -84,8 +84,12 @@ export const RECONCILE_WRITES: Record<
   // records the intent before the EKS call (an intent-only write; `lease` is the condition).
   apply: { attributes: ['lease', 'intent'], delete: false, claim: false },
   writeStatus: {
+    // `approval` (a pending wait's token), `approved` and `denied`: the approval wait's own writes.
     attributes: [
       'lease',
+      'approval',
+      'approved',
+      'denied',
       'status',
       'history',
       'historyAppended',
@@ -235,13 +239,8 @@ export function statementsFor(
         }),
       ];
     case 'sfn:start':
-      return [
-        new iam.PolicyStatement({
-          sid: 'StartReconcile',
-          actions: ['states:StartExecution'],
-          resources: [t.stateMachine.stateMachineArn],
-        }),
-      ];
+    case 'sfn:callback':
+      return [reconcileMachineStatement(capability, t.stateMachine.stateMachineArn)];
     case 'budget:claim':
       return [budgetClaim(t.coordinationTable.tableArn)];
     case 'sfn:describe':
@@ -266,6 +265,24 @@ export function statementsFor(
     case 'alarms:read':
       return [describeAlarms()];
   }
+}
+
+/**
+ * Start a Reconcile execution; or cancel an approval wait a new generation made stale (on-change),
+ * never answer one (that is a person's, with `cloudorch approve` or `deny`).
+ */
+function reconcileMachineStatement(c: 'sfn:start' | 'sfn:callback', machineArn: string): iam.PolicyStatement {
+  return c === 'sfn:start'
+    ? new iam.PolicyStatement({
+        sid: 'StartReconcile',
+        actions: ['states:StartExecution'],
+        resources: [machineArn],
+      })
+    : new iam.PolicyStatement({
+        sid: 'CancelApprovalWait',
+        actions: ['states:SendTaskFailure'],
+        resources: [machineArn],
+      });
 }
 
 /** The dispatcher invokes the sweep shard function, and no other. */

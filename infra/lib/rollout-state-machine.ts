@@ -4,7 +4,7 @@
  * in by definitionSubstitutions. It is a machine of its own, apart from Reconcile: its role invokes
  * only the rollout functions, and the reconcile functions know nothing of it.
  */
-import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -17,11 +17,9 @@ import {
   type RolloutFunctionKey,
   rolloutDefinitionString,
 } from '../../lambdas/statemachine/rollout-definition.js';
+import { PARTITION_SUBSTITUTION, withPartitionPlaceholder } from './definition-partition.js';
 
-/** The service integration ARNs the definition names with the `aws` partition written out. */
-const AWS_STATES_INTEGRATION = 'arn:aws:states:::';
-/** The placeholder that leaves the partition to CloudFormation (one template for every partition). */
-export const PARTITION_PLACEHOLDER = 'AwsPartition';
+export { PARTITION_PLACEHOLDER } from './definition-partition.js';
 
 /**
  * The definition CDK deploys: the local one, with the partition of its service integrations (the
@@ -29,10 +27,7 @@ export const PARTITION_PLACEHOLDER = 'AwsPartition';
  * back it is the local definition, character for character.
  */
 export function deployedRolloutDefinition(opts: RolloutDefinitionOptions = DEFAULT_ROLLOUT_OPTIONS): string {
-  return rolloutDefinitionString(opts).replaceAll(
-    AWS_STATES_INTEGRATION,
-    `arn:\${${PARTITION_PLACEHOLDER}}:states:::`,
-  );
+  return withPartitionPlaceholder(rolloutDefinitionString(opts));
 }
 
 export interface RolloutStateMachineProps {
@@ -63,7 +58,7 @@ export class RolloutStateMachine extends Construct {
       ),
       definitionSubstitutions: {
         ...Object.fromEntries(keys.map((k) => [ROLLOUT_FUNCTIONS[k], props.rolloutFunctions[k].functionArn])),
-        [PARTITION_PLACEHOLDER]: Aws.PARTITION,
+        ...PARTITION_SUBSTITUTION,
       },
       // Every event, without execution data: specs and task tokens stay out of the logs.
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },

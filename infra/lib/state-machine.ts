@@ -15,6 +15,7 @@ import {
   STEP_FUNCTIONS,
   type StepFunctionKey,
 } from '../../lambdas/statemachine/definition.js';
+import { PARTITION_SUBSTITUTION, withPartitionPlaceholder } from './definition-partition.js';
 
 export interface ReconcileStateMachineProps {
   readonly stepFunctions: Readonly<Record<StepFunctionKey, lambda.IFunction>>;
@@ -41,12 +42,14 @@ export class ReconcileStateMachine extends Construct {
       // which depends on them (a cycle otherwise).
       stateMachineName: reconcileStateMachineName(Stack.of(this)),
       stateMachineType: sfn.StateMachineType.STANDARD,
+      // The approval wait's callback integration names no partition (definition-partition.ts).
       definitionBody: sfn.DefinitionBody.fromString(
-        definitionString(props.definitionOptions ?? DEFAULT_DEFINITION_OPTIONS),
+        withPartitionPlaceholder(definitionString(props.definitionOptions ?? DEFAULT_DEFINITION_OPTIONS)),
       ),
-      definitionSubstitutions: Object.fromEntries(
-        keys.map((k) => [STEP_FUNCTIONS[k], props.stepFunctions[k].functionArn]),
-      ),
+      definitionSubstitutions: {
+        ...Object.fromEntries(keys.map((k) => [STEP_FUNCTIONS[k], props.stepFunctions[k].functionArn])),
+        ...PARTITION_SUBSTITUTION,
+      },
       // Every event, without execution data: specs stay out of the logs, the console keeps history.
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
       tracingEnabled: true,

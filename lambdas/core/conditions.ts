@@ -68,6 +68,12 @@ export const Reason = {
   ApprovalRequired: 'ApprovalRequired',
   /** The last policy evaluation held no operation for approval. */
   NoApprovalPending: 'NoApprovalPending',
+  /** A human denied the held operations (`cloudorch deny`): nothing runs for this generation. */
+  ApprovalDenied: 'ApprovalDenied',
+  /** Nobody approved the held operations within the approval timeout: denied for this generation. */
+  ApprovalTimedOut: 'ApprovalTimedOut',
+  /** The spec changed while an approval was awaited: the new generation is evaluated afresh. */
+  ApprovalCancelled: 'ApprovalCancelled',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -84,6 +90,10 @@ export const REASON_HINT = {
     'The policy bundle failed to load, so nothing is applied. Rebuild and publish the policy bundle.',
   ApprovalRequired:
     'A policy holds an operation of the plan until a human approves it: approve it with the command the message names, or change the spec so the plan no longer needs it. Nothing is called until then.',
+  ApprovalDenied:
+    'The held operations were denied for this generation and are not asked for again: change the spec (a new generation asks again) or run the operation by other means.',
+  ApprovalTimedOut:
+    'Nobody approved the held operations in time; they are denied for this generation. Change the spec (a new generation asks again), or raise the approval timeout.',
   SpecInvalid: 'Fix the named fields and apply the spec again; nothing is called until then.',
   RecordInvalid:
     'The item was written to the table outside CloudOrch. Delete it (aws dynamodb delete-item) and apply the CloudCluster again with cloudorch apply.',

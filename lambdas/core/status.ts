@@ -21,7 +21,12 @@ import {
 import { Health } from './health.js';
 import type { ObservedTaint } from './observation.js';
 import type { DriftItem } from './plan/fields.js';
-import { approvalConditions, approvalSettled } from './status-approval.js';
+import {
+  type ApprovalEnd,
+  approvalConditions,
+  approvalDeniedConditions,
+  approvalSettled,
+} from './status-approval.js';
 import { driftCondition, pausedDiffering } from './status-drift.js';
 import type { AddonSummary } from './status-parts.js';
 
@@ -130,6 +135,8 @@ export type Outcome =
       readonly message: string;
       readonly approvals: readonly PolicyApproval[];
     }
+  /** A human denied the held operations, or nobody approved them in time: nothing runs this generation. */
+  | { readonly kind: 'ApprovalDenied'; readonly reason: ApprovalEnd; readonly message: string }
   | { readonly kind: 'SpecInvalid'; readonly message: string }
   | {
       readonly kind: 'Failed';
@@ -241,6 +248,8 @@ function outcomeConditions(o: Outcome, g: number): ConditionInput[] {
     }
     case 'ApprovalRequired':
       return approvalConditions(o.message, g);
+    case 'ApprovalDenied':
+      return approvalDeniedConditions(o.reason, o.message, g);
     case 'SpecInvalid':
       return [
         ...blocked(Reason.SpecInvalid, o.message, REASON_HINT.SpecInvalid, g),

@@ -25,6 +25,8 @@ export type Capability =
   | 'sfn:start'
   /** DescribeExecution of Reconcile executions: is the execution a lease names still running? */
   | 'sfn:describe'
+  /** SendTaskFailure to a Reconcile execution's approval wait: a spec change cancels the wait. */
+  | 'sfn:callback'
   /** Read the desired-state table's stream. */
   | 'table:stream'
   /** Claim EKS request slots of the shared budget (UpdateItem of `budget#*` in the coordination table). */
@@ -112,8 +114,9 @@ export const FUNCTIONS = {
   },
   onChange: {
     entry: 'on-change.ts',
-    description: 'Start reconciles for spec, generation and deletion changes',
-    capabilities: ['table:stream', 'sfn:start'],
+    description:
+      'Start reconciles for spec, generation and deletion changes; cancel approval waits they make stale',
+    capabilities: ['table:stream', 'sfn:start', 'sfn:callback'],
     timeoutSeconds: 30,
     memoryMb: 256,
   },

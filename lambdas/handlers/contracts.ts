@@ -10,6 +10,7 @@ import type { TrackedUpdate } from '../core/provider.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { SpecIssue } from '../core/spec/validate.js';
 import type { PolicyApproval, PolicyViolation } from '../core/status.js';
+import type { ApprovalEnd } from '../core/status-approval.js';
 
 /** What may start an execution; the state machine's first state refuses anything else. */
 export const TRIGGERS = ['change', 'sweep', 'drift', 'manual'] as const;
@@ -46,6 +47,8 @@ export interface ObserveResult {
   readonly ownedArn?: string;
   /** Another record holding this record's target. */
   readonly claimedBy?: string;
+  /** Grants and a denial of this generation; absent when there are none. */
+  readonly approvalState?: ApprovalState;
   /**
    * Set for a deletion whose target cannot be reached at all (see core/target.ts) while this record
    * never created or owned a cluster: why. The record is released without touching EKS.
@@ -80,17 +83,36 @@ export interface PlanResult {
 
 /**
  * What the state machine's PolicyAllowsApply choice reads (`$.policy.outcome`): `allow`, the plan's
- * next step may run; `approval`, the policies allow the plan but an operation of it needs a human's
- * approval first, so nothing runs and status says AwaitingApproval; `deny`, nothing runs.
+ * next step may run (approvals granted for this generation count as given); `approval`, the policies
+ * allow the plan but an operation of it needs a human's approval first, so the execution waits for
+ * one (AwaitApproval) and calls nothing; `denied`, such an approval was denied (or timed out) for
+ * this generation, so nothing runs and nothing is asked again; `deny`, nothing runs.
  */
-export type PolicyOutcome = 'allow' | 'approval' | 'deny';
+export type PolicyOutcome = 'allow' | 'approval' | 'denied' | 'deny';
+
+/** How the approvals of the observed generation stand, from the record (Observe reads it). */
+export interface ApprovalState {
+  /** Approved operations, as core `approvalKey`. */
+  readonly granted: readonly string[];
+  readonly denied?: ApprovalDenied;
+}
+
+/** A denial (or timed-out wait) of the observed generation: what, and why, as status shows it. */
+export interface ApprovalDenied {
+  /** The denied operations, as core `approvalKey`. */
+  readonly keys: readonly string[];
+  readonly reason: ApprovalEnd;
+  readonly message: string;
+}
 
 export interface PolicyResult {
   /** The policies' own answer: no error violation. `approval` keeps it true. */
   readonly allow: boolean;
   readonly violations: readonly PolicyViolation[];
-  /** Operations that need a human's approval; listed on a deny too. */
+  /** Operations that need a human's approval (those already granted left out); listed on a deny too. */
   readonly approvals: readonly PolicyApproval[];
+  /** Set with outcome `denied`. */
+  readonly denial?: Pick<ApprovalDenied, 'reason' | 'message'>;
   /** The engine could not load a bundle: everything is denied (fail closed). */
   readonly degraded: boolean;
   readonly outcome: PolicyOutcome;
@@ -131,7 +153,35 @@ export interface ExecutionState {
   readonly error?: CaughtError;
   readonly failure?: ClassifiedFailure;
   readonly handOver?: boolean;
+  /** AwaitApproval's callback: the task token to store and how long the execution waits. */
+  readonly approvalWait?: ApprovalWait;
+  /** RecordApproval: SendTaskSuccess's output (`cloudorch approve`). */
+  readonly approvalGranted?: ApprovalAnswer;
+  /** EndApproval: how the wait ended without a grant (deny, timeout, cancel), as Catch passes it. */
+  readonly approvalEnd?: CaughtError;
 }
+
+export interface ApprovalWait {
+  readonly token: string;
+  readonly timeoutSeconds: number;
+}
+
+/** What `cloudorch approve` sends as SendTaskSuccess's output. */
+export interface ApprovalAnswer {
+  readonly approvedAt?: string;
+  /** The caller's identity, when known. */
+  readonly by?: string;
+}
+
+/**
+ * The errors that end a wait for approval, as SendTaskFailure names them (States.Timeout ends it
+ * too); the state machine's AwaitApproval catches them by these names.
+ */
+export const APPROVAL_ERRORS = {
+  denied: 'ApprovalDenied',
+  cancelled: 'ApprovalCancelled',
+  timedOut: 'States.Timeout',
+} as const;
 
 export interface LeaseRequest {
   readonly action: 'acquire' | 'release';

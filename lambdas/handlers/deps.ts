@@ -37,6 +37,18 @@ export interface ExecutionStarter {
   status(executionArn: string): Promise<ExecutionStatus>;
 }
 
+/**
+ * Answers the callback Task of a Reconcile execution waiting for approval (Step Functions'
+ * SendTaskSuccess and SendTaskFailure). A token whose task is no longer open (answered, timed out,
+ * its execution ended) is not an error: `open: false` says the wait was already over.
+ */
+export interface TaskCallbacks {
+  /** Ends the wait with `output` (JSON-serialisable) as the Task's result. */
+  succeed(token: string, output: object): Promise<{ readonly open: boolean }>;
+  /** Ends the wait with an error the state machine's Catch matches by name, and a cause. */
+  fail(token: string, error: string, cause: string): Promise<{ readonly open: boolean }>;
+}
+
 /** Hands a run of sweep shards to the shard function (asynchronously in AWS, awaited in one process). */
 export interface ShardInvoker {
   invoke(payload: ShardRunPayload): Promise<void>;
@@ -78,6 +90,7 @@ export interface Clients {
   readonly provider: ClusterProvider;
   readonly policy: PolicyEvaluator;
   readonly executions: ExecutionStarter;
+  readonly callbacks: TaskCallbacks;
   readonly shardInvoker: ShardInvoker;
   readonly shardLeases: ShardLeases;
   readonly rollouts: RolloutStore;
@@ -99,6 +112,8 @@ interface Grants {
   'policy:read': { readonly policy: PolicyEvaluator };
   'sfn:start': { readonly executions: Pick<ExecutionStarter, 'start'> };
   'sfn:describe': { readonly executions: Pick<ExecutionStarter, 'status'> };
+  /** Only failing a wait (a spec change cancels it); answering one is a human's, through the CLI. */
+  'sfn:callback': { readonly callbacks: Pick<TaskCallbacks, 'fail'> };
   'table:stream': object;
   /** The EKS provider's budget: the provider's maker builds it, so no client of its own. */
   'budget:claim': object;
@@ -121,6 +136,7 @@ const CLIENT_OF = {
   'policy:read': 'policy',
   'sfn:start': 'executions',
   'sfn:describe': 'executions',
+  'sfn:callback': 'callbacks',
   'table:stream': null,
   'budget:claim': null,
   'lambda:invoke-shard': 'shardInvoker',

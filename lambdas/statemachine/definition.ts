@@ -6,6 +6,10 @@
  * ValidateInput (a malformed start fails at once, before any Task) -> Acquire lease (waiting a
  * bounded number of times if another execution holds it) -> Observe -> Plan -> PolicyCheck -> Decide:
  *   apply   -> ApplyStep -> RecordProgress -> loop check -> Wait -> Observe (fresh state each loop)
+ *   apply, but an operation needs approval -> AwaitApproval (a callback Task: status and task token
+ *              written, the lease held, no EKS call) -> approved: RecordApproval -> Observe (granted
+ *              operations now pass); denied or timed out: EndApproval (status, denial for the
+ *              generation) -> release; cancelled by a spec change: EndApproval -> loop again
  *   wait    -> loop check -> Wait -> Observe
  *   else    -> WriteStatus (converged, denied, awaiting approval, invalid, impossible, deleted)
  *              -> ReleaseLease -> Done,
@@ -16,20 +20,12 @@
  * each with a Cause that says what happened: only Failed points at the cluster status.
  * The loop cap hands a long convergence over to the next sweep instead of running forever.
  */
-import { ERROR_NAMES, InternalError } from '../core/errors.js';
+import { InternalError } from '../core/errors.js';
+import { approvalStates, checkApprovalTimeout } from './approval-states.js';
+import { STEP_FUNCTIONS, type StepFunctionKey, task } from './task.js';
 import { inputStates, type Json } from './validate-input.js';
 
-/** One Lambda per step, so each gets only the permissions its step needs. */
-export const STEP_FUNCTIONS = {
-  lease: 'LeaseFunctionArn',
-  observe: 'ObserveFunctionArn',
-  plan: 'PlanFunctionArn',
-  policy: 'PolicyFunctionArn',
-  apply: 'ApplyFunctionArn',
-  writeStatus: 'WriteStatusFunctionArn',
-  classifyError: 'ClassifyErrorFunctionArn',
-} as const;
-export type StepFunctionKey = keyof typeof STEP_FUNCTIONS;
+export { RETRY, STEP_FUNCTIONS, type StepFunctionKey } from './task.js';
 
 export interface DefinitionOptions {
   /** Seconds between re-observations while EKS works. */
@@ -38,48 +34,19 @@ export interface DefinitionOptions {
   readonly maxLoops: number;
   /** Times an execution waits for another one's lease before leaving the cluster to it. */
   readonly maxLeaseWaits: number;
+  /**
+   * Seconds an execution waits for an approval before the wait ends as ApprovalTimedOut (1 to
+   * MAX_APPROVAL_TIMEOUT_SECONDS). Default 86400, one day.
+   */
+  readonly approvalTimeoutSeconds: number;
 }
 
 export const DEFAULT_DEFINITION_OPTIONS: DefinitionOptions = {
   pollSeconds: 30,
   maxLoops: 120,
   maxLeaseWaits: 10,
+  approvalTimeoutSeconds: 86_400,
 };
-
-/** Errors the Lambda service itself raises for a transient failure of the invocation. */
-const LAMBDA_TRANSIENT = [
-  'Lambda.ServiceException',
-  'Lambda.AWSLambdaException',
-  'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException',
-  'Lambda.ClientExecutionTimeoutException',
-];
-
-export const RETRY = [
-  {
-    ErrorEquals: [ERROR_NAMES.Transient, ...LAMBDA_TRANSIENT],
-    IntervalSeconds: 2,
-    BackoffRate: 2,
-    MaxAttempts: 5,
-    MaxDelaySeconds: 60,
-    JitterStrategy: 'FULL',
-  },
-  // Permanent errors are retried once, late: most need a human, and calls must stay bounded.
-  { ErrorEquals: [ERROR_NAMES.Permanent], IntervalSeconds: 30, MaxAttempts: 1, JitterStrategy: 'FULL' },
-];
-
-const CATCH = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ClassifyError' }];
-
-function task(fn: StepFunctionKey, next: string, extra: Json = {}): Json {
-  return {
-    Type: 'Task',
-    Resource: `\${${STEP_FUNCTIONS[fn]}}`,
-    Retry: RETRY,
-    Catch: CATCH,
-    Next: next,
-    ...extra,
-  };
-}
 
 /** Takes the cluster's lease, waiting a bounded number of times while another execution holds it. */
 function acquireLeaseStates(opts: DefinitionOptions): Json {
@@ -141,7 +108,8 @@ function reconcileLoopStates(opts: DefinitionOptions): Json {
       ],
       Default: 'WriteStatus',
     },
-    // Only an `allow` applies: a deny, and an operation awaiting approval, write status and end.
+    // Only an `allow` applies and an `approval` waits for one; a deny (or a denied approval) writes
+    // status and ends.
     PolicyAllowsApply: {
       Type: 'Choice',
       Choices: [
@@ -151,6 +119,13 @@ function reconcileLoopStates(opts: DefinitionOptions): Json {
             { Variable: '$.policy.outcome', StringEquals: 'allow' },
           ],
           Next: 'ApplyStep',
+        },
+        {
+          And: [
+            { Variable: '$.policy.allow', BooleanEquals: true },
+            { Variable: '$.policy.outcome', StringEquals: 'approval' },
+          ],
+          Next: 'AwaitApproval',
         },
       ],
       Default: 'WriteStatus',
@@ -320,6 +295,7 @@ function stepFailureStates(): Json {
 
 /** The states in the order the header describes them; JSON key order follows this spread order. */
 export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPTIONS): Json {
+  checkApprovalTimeout(opts.approvalTimeoutSeconds);
   return {
     Comment: 'CloudOrch Reconcile: converge one cluster, one EKS call per step',
     StartAt: 'ValidateInput',
@@ -327,6 +303,7 @@ export function buildDefinition(opts: DefinitionOptions = DEFAULT_DEFINITION_OPT
       ...inputStates(),
       ...acquireLeaseStates(opts),
       ...reconcileLoopStates(opts),
+      ...approvalStates(opts),
       ...finishStates(),
       ...leaseFailureStates(),
       ...stepFailureStates(),

@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Labels } from '../core/labels.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
 import type { ClusterStatus } from '../core/status.js';
+import { awaitApproval, endApproval } from './approval-writes.js';
 import { getMany, type ManyRecords } from './batch-get.js';
 import { claimHolder, claimTarget } from './claim-store.js';
 import type { Target } from './claims.js';
@@ -21,9 +22,11 @@ import type { ApplyOptions } from './spec-writes.js';
 import { markInvalid, recordIntent, writeStatus } from './status-writes.js';
 import type {
   ApplyResult,
+  ApprovalOutcome,
   ClusterRecord,
   DesiredStateStore,
   Intent,
+  PendingApproval,
   ScanPage,
   StatusWrite,
 } from './types.js';
@@ -92,6 +95,19 @@ export class DynamoDesiredStateStore implements DesiredStateStore {
 
   writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord> {
     return writeStatus(this.table, id, owner, write, this.maxStatusAttempts);
+  }
+
+  awaitApproval(
+    id: string,
+    owner: string,
+    approval: PendingApproval,
+    opts: { readonly leaseExpiresAt: number; readonly deleting: boolean },
+  ): Promise<void> {
+    return awaitApproval(this.table, id, owner, approval, opts);
+  }
+
+  endApproval(id: string, owner: string, outcome: ApprovalOutcome): Promise<void> {
+    return endApproval(this.table, id, owner, outcome);
   }
 
   recordIntent(id: string, owner: string, intent: Intent): Promise<void> {

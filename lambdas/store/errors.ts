@@ -43,6 +43,13 @@ export class LeaseLostError extends domainError(
   'Another execution took over the lease of this cluster (this one outlived its lease) and carries on; nothing to do. If it repeats, a step runs longer than the lease: check the step durations in the execution history.',
 ) {}
 
+/** The spec changed (or deletion was requested) after this execution observed it: its work is stale. */
+export class SpecChangedError extends domainError(
+  'SpecChangedError',
+  'Superseded',
+  'The spec changed while this execution worked; the newest generation is reconciled next. Nothing to do.',
+) {}
+
 export class RecordNotFoundError extends domainError(
   'RecordNotFoundError',
   'NotFound',

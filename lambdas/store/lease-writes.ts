@@ -13,11 +13,12 @@ export const OWNED_BY_ME = '#lease.#owner = :me';
 
 /**
  * A lease nobody holds: absent, expired, not the shape this store writes, or expiring further ahead
- * than any lease it writes. The same rule as leaseView (lease.ts), boundaries included: expired
+ * than any lease it writes (further still on a record awaiting approval, whose execution stretched
+ * its lease over the wait). The same rule as leaseView (lease.ts), boundaries included: expired
  * strictly after `expiresAt` (isPastExpiry), implausible strictly after latestPlausibleExpiry.
  */
 const LEASE_FREE =
-  'attribute_not_exists(#lease) OR NOT attribute_type(#lease, :map) OR NOT attribute_type(#lease.#expiresAt, :num) OR #lease.#expiresAt < :now OR #lease.#expiresAt > :max';
+  'attribute_not_exists(#lease) OR NOT attribute_type(#lease, :map) OR NOT attribute_type(#lease.#expiresAt, :num) OR #lease.#expiresAt < :now OR #lease.#expiresAt > :maxWaiting OR (#lease.#expiresAt > :max AND attribute_not_exists(#approval))';
 
 export interface AcquireOptions {
   readonly executionArn?: string;
@@ -43,6 +44,7 @@ export async function acquireLease(
     values: {
       ':now': now.getTime(),
       ':max': latestPlausibleExpiry(now, ttlMs),
+      ':maxWaiting': latestPlausibleExpiry(now, ttlMs, true),
       ':me': owner,
       ':map': 'M',
       ':num': 'N',

@@ -4,6 +4,7 @@
  * acquire condition (LEASE_FREE in lease-writes.ts states the same rule as a DynamoDB condition),
  * the sweep, `cloudorch reconcile` and `cloudorch describe`.
  */
+import { MAX_APPROVAL_TIMEOUT_SECONDS } from '../core/status-approval.js';
 import type { Lease } from './types.js';
 
 /** Clock skew tolerated between writers before a lease's expiry counts as implausible. */
@@ -11,10 +12,14 @@ const LEASE_CLOCK_SLACK_MS = 60_000;
 
 export type LeaseView = 'free' | 'expired' | 'implausible' | 'live';
 
-export function leaseView(lease: Lease | undefined, now: Date, ttlMs: number): LeaseView {
+/**
+ * `awaiting`: the record holds a pending approval, whose execution stretched its lease over the
+ * wait (up to MAX_APPROVAL_TIMEOUT_SECONDS further).
+ */
+export function leaseView(lease: Lease | undefined, now: Date, ttlMs: number, awaiting = false): LeaseView {
   if (!lease) return 'free';
   if (isPastExpiry(lease.expiresAt, now)) return 'expired';
-  if (lease.expiresAt > latestPlausibleExpiry(now, ttlMs)) return 'implausible';
+  if (lease.expiresAt > latestPlausibleExpiry(now, ttlMs, awaiting)) return 'implausible';
   return 'live';
 }
 
@@ -27,6 +32,7 @@ function isPastExpiry(expiresAt: number, now: Date): boolean {
   return expiresAt < now.getTime();
 }
 
-export function latestPlausibleExpiry(now: Date, ttlMs: number): number {
-  return now.getTime() + ttlMs + LEASE_CLOCK_SLACK_MS;
+export function latestPlausibleExpiry(now: Date, ttlMs: number, awaiting = false): number {
+  const wait = awaiting ? MAX_APPROVAL_TIMEOUT_SECONDS * 1000 : 0;
+  return now.getTime() + ttlMs + wait + LEASE_CLOCK_SLACK_MS;
 }

@@ -47,6 +47,32 @@ const historySchema = z.looseObject({
   summary: str,
 });
 
+const approvalEntrySchema = z.looseObject({ rule: str, operation: str, reason: str });
+
+/** A pending wait: the CLI answers its token, on-change cancels it. */
+const approvalSchema = z.looseObject({
+  token: str.check(z.minLength(1)),
+  generation: int.check(z.minimum(1)),
+  approvals: z.array(approvalEntrySchema),
+  requestedAt: isoTime,
+  expiresAt: isoTime,
+});
+
+const approvedSchema = z.looseObject({
+  generation: int.check(z.minimum(1)),
+  keys: z.array(str),
+  at: isoTime,
+  by: z.optional(str),
+});
+
+const deniedSchema = z.looseObject({
+  generation: int.check(z.minimum(1)),
+  keys: z.array(str),
+  reason: z.enum([Reason.ApprovalDenied, Reason.ApprovalTimedOut]),
+  message: str,
+  at: isoTime,
+});
+
 /** What readers rely on; unknown extra attributes are kept (a newer writer may add some). */
 const recordSchema = z.looseObject({
   id: str.check(z.refine(isRecordId, 'must be <namespace>/<name> (two DNS labels)')),
@@ -79,6 +105,9 @@ const recordSchema = z.looseObject({
   failures: z.optional(
     z.looseObject({ generation: int, count: int.check(z.minimum(1)), lastAt: isoTime, retryAt: isoTime }),
   ),
+  approval: z.optional(approvalSchema),
+  approved: z.optional(approvedSchema),
+  denied: z.optional(deniedSchema),
 });
 
 export type ParsedItem =

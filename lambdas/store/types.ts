@@ -4,14 +4,15 @@
  * - spec writers (`apply`, the bridge) own `spec`, `specHash`, `generation`, `deletionRequestedAt`,
  *   and `labels` (written beside the spec: a label change bumps neither `generation` nor `version`);
  * - the reconciler, while it holds the lease, owns `status`, `history` (+ `historyAppended`), `intent`,
- *   `trackedUpdates`.
+ *   `trackedUpdates`, and the approval attributes `approval`, `approved`, `denied`.
  * A status write never bumps `generation`. Conflicts surface as typed errors, never as overwrites.
  */
 import type { FailureCount } from '../core/backoff.js';
 import type { Labels } from '../core/labels.js';
 import type { TrackedUpdate } from '../core/provider.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
-import type { ClusterStatus } from '../core/status.js';
+import type { ClusterStatus, PolicyApproval } from '../core/status.js';
+import type { ApprovalEnd } from '../core/status-approval.js';
 import type { Target } from './claims.js';
 import type { InvalidItem, ParsedItem } from './record.js';
 
@@ -85,6 +86,50 @@ export interface ClusterRecord {
   readonly historyAppended?: number;
   readonly applied?: AppliedCounts;
   readonly failures?: Failures;
+  /** The wait of a reconcile execution for a human's approval; absent when none waits. */
+  readonly approval?: PendingApproval;
+  /** What humans approved for one generation (a new generation needs its own). */
+  readonly approved?: ApprovalGrant;
+  /** The last denial (or timed-out wait): for its generation, nothing is asked again. */
+  readonly denied?: ApprovalDenial;
+}
+
+/**
+ * An execution waiting for approval: `cloudorch approve` and `deny` answer its Step Functions task
+ * token, and a spec change cancels it. Written by the waiting execution, removed when the wait ends.
+ */
+export interface PendingApproval {
+  readonly token: string;
+  /** The generation whose plan holds the operations. */
+  readonly generation: number;
+  readonly approvals: readonly PolicyApproval[];
+  readonly requestedAt: string;
+  /** When the wait ends as ApprovalTimedOut. */
+  readonly expiresAt: string;
+}
+
+/** Approved operations of one generation, each as core `approvalKey` (`<rule>|<operation>`). */
+export interface ApprovalGrant {
+  readonly generation: number;
+  readonly keys: readonly string[];
+  readonly at: string;
+  /** Who approved, when the caller's identity was known. */
+  readonly by?: string;
+}
+
+/** Denied (or timed-out) operations of one generation, as core `approvalKey`: not asked again. */
+export interface ApprovalDenial {
+  readonly generation: number;
+  readonly keys: readonly string[];
+  readonly reason: ApprovalEnd;
+  readonly message: string;
+  readonly at: string;
+}
+
+/** How a wait ends: a grant (approve) or a denial (deny, timeout) is recorded; a cancel records neither. */
+export interface ApprovalOutcome {
+  readonly approved?: ApprovalGrant;
+  readonly denied?: ApprovalDenial;
 }
 
 export interface RolloutMark {
@@ -174,6 +219,20 @@ export interface DesiredStateStore {
   releaseLease(id: string, owner: string): Promise<void>;
   /** Writes status (and history, intent, tracked updates) only while `owner` holds the lease. */
   writeStatus(id: string, owner: string, write: StatusWrite): Promise<ClusterRecord>;
+  /**
+   * Stores a pending approval and moves the lease's expiry to `leaseExpiresAt` (past the wait), only
+   * while `owner` holds the lease (LeaseLostError). When the record is no longer at the approval's
+   * generation (or `deleting` no longer says whether deletion was requested), the wait is taken back
+   * and SpecChangedError says so: nobody would answer it.
+   */
+  awaitApproval(
+    id: string,
+    owner: string,
+    approval: PendingApproval,
+    opts: { readonly leaseExpiresAt: number; readonly deleting: boolean },
+  ): Promise<void>;
+  /** Removes `approval` and records the outcome, only while `owner` holds the lease. */
+  endApproval(id: string, owner: string, outcome: ApprovalOutcome): Promise<void>;
   /** Records what is about to be called (only `intent`), only while `owner` holds the lease. */
   recordIntent(id: string, owner: string, intent: Intent): Promise<void>;
   /**

@@ -7,6 +7,7 @@ import { Command, Help, Option } from 'commander';
 import { ENV } from '../../lambdas/config.js';
 import { cliOf } from './cli.js';
 import { registerApply } from './commands/apply.js';
+import { registerApprove } from './commands/approve.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerDescribe } from './commands/describe.js';
@@ -65,6 +66,7 @@ export function buildProgram(): Command {
     registerPlan,
     registerLifecycle,
     registerRollout,
+    registerApprove,
     registerPolicy,
     registerSim,
     registerConfig,

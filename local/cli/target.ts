@@ -12,10 +12,10 @@ import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
 import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
 import { type EnginePolicy, wasmPolicy } from '../../lambdas/handlers/clients/policy.js';
-import { sfnExecutions } from '../../lambdas/handlers/clients/sfn.js';
+import { sfnCallbacks, sfnExecutions } from '../../lambdas/handlers/clients/sfn.js';
 import { dynamoStore } from '../../lambdas/handlers/clients/store.js';
 import { compose, type Env, sdkOptions, type WiringInput } from '../../lambdas/handlers/compose.js';
-import type { ExecutionStarter } from '../../lambdas/handlers/deps.js';
+import type { ExecutionStarter, TaskCallbacks } from '../../lambdas/handlers/deps.js';
 import { bundleSourceFromEnv, FileBundleSource } from '../../lambdas/policy/index.js';
 import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { type DevState, devStatePath, readDevState } from '../dev/state-file.js';
@@ -43,6 +43,8 @@ export interface Target {
   readonly description: string;
   readonly store: DynamoDesiredStateStore;
   readonly executions: ExecutionStarter;
+  /** Answers a Reconcile execution's wait for approval (`approve`, `deny`). */
+  readonly callbacks: TaskCallbacks;
   readonly provider: ClusterProvider;
   readonly defaults: PlanDefaults;
   /** What the target's clients were composed from (for readers the CLI builds itself). */
@@ -66,7 +68,10 @@ export class TargetError extends Error {
 
 /** The CLI's clients, through the functions' composition root: the same makers, other wiring. */
 const cliClients = (input: WiringInput) =>
-  compose({ store: dynamoStore, provider: eksProvider, executions: sfnExecutions }, input);
+  compose(
+    { store: dynamoStore, provider: eksProvider, executions: sfnExecutions, callbacks: sfnCallbacks },
+    input,
+  );
 
 /** Clients made after the target (the policy engine, on first use), closed with it. */
 type Closers = (() => void)[];
@@ -135,6 +140,7 @@ function awsTarget(s: AwsSelection): Target {
     description,
     store: deps.store,
     executions,
+    callbacks: deps.callbacks,
     rollouts: targetRollouts(wiring, rolloutSettings, { store: deps.store, executions }, closers),
     provider: deps.provider,
     defaults: s.defaults,
@@ -226,6 +232,7 @@ async function devTarget(): Promise<Target> {
     store: deps.store,
     executions: deps.executions,
     rollouts: targetRollouts(wiring, rolloutSettings, deps, closers),
+    callbacks: deps.callbacks,
     provider: deps.provider,
     defaults: LOCAL_DEFAULTS,
     wiring,

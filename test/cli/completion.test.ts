@@ -74,7 +74,7 @@ describe('bash completion', () => {
   });
 
   it('completes commands, subcommands and options from the program', async () => {
-    expect(await complete(['cloudorch', 'de'])).toEqual(['delete', 'describe', 'dev']);
+    expect(await complete(['cloudorch', 'de'])).toEqual(['delete', 'deny', 'describe', 'dev']);
     expect(await complete(['cloudorch', 'config', 'u'])).toEqual(['use-target']);
     // Program options come before a subcommand's words, and after them too.
     expect(await complete(['cloudorch', '--region', 'eu-west-1', 'config', 'g'])).toEqual(['get-targets']);

@@ -128,7 +128,7 @@ describe('cloudorch get, delete and reconcile, kubectl-style', () => {
 
   it('-o wide, -o jsonpath (with range), and a bad -o that lists the valid ones', async () => {
     const wide = await run(['get', '-o', 'wide']);
-    expect(wide.stdout.split('\n')[0]?.split(/\s+/).slice(-7)).toEqual([
+    expect(wide.stdout.split('\n')[0]?.split(/\s+/).slice(-8)).toEqual([
       'SUBNETS',
       'NODEGROUPS',
       'ADDONS',
@@ -136,6 +136,7 @@ describe('cloudorch get, delete and reconcile, kubectl-style', () => {
       'LAST-OP',
       'LAST-DRIFT',
       'GENERATION',
+      'APPROVAL',
     ]);
     const names = await run(['get', '-A', '-o', 'jsonpath={.items[*].metadata.name}']);
     expect(names.stdout).toBe('web db web\n');

@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { getCondition, Reason } from '../../lambdas/core/conditions.js';
 import { applyOutcome } from '../../lambdas/core/status.js';
-import { approvalMessage, approveCommand } from '../../lambdas/core/status-approval.js';
+import {
+  approvalKey,
+  approvalMessage,
+  approveCommand,
+  denyCommand,
+} from '../../lambdas/core/status-approval.js';
 
 const t0 = new Date('2026-11-29T10:00:00Z');
 const t1 = new Date('2026-11-29T10:05:00Z');
@@ -22,7 +27,7 @@ const held = applyOutcome(
 describe('ApprovalRequired', () => {
   it('names the operation, the rule, its reason and the command', () => {
     expect(message).toBe(
-      'delete cluster platform-prod requires approval (production-deletion-approval): cluster platform-prod is production; approve it with: cloudorch approve platform/prod-main',
+      'delete cluster platform-prod requires approval (production-deletion-approval): cluster platform-prod is production; approve it with: cloudorch approve platform/prod-main (or deny it with: cloudorch deny platform/prod-main --reason ...)',
     );
     // Ids without a namespace live in `default`.
     expect(approveCommand('prod-main')).toBe('cloudorch approve default/prod-main');
@@ -68,5 +73,35 @@ describe('ApprovalRequired', () => {
   it('is never added to a record that did not await approval', () => {
     const converged = applyOutcome(undefined, { kind: 'Converged' }, { generation: 1, now: t0, policy });
     expect(getCondition(converged.conditions, 'AwaitingApproval')).toBeUndefined();
+  });
+});
+
+describe('ApprovalDenied', () => {
+  it.each([
+    ['a human denied it', 'ApprovalDenied', /change the spec \(a new generation asks again\)/],
+    ['nobody answered in time', 'ApprovalTimedOut', /raise the approval timeout/],
+  ] as const)(
+    '%s: Ready/Synced False and AwaitingApproval False, all for %s, with the hint',
+    (_why, reason, hint) => {
+      const denied = applyOutcome(
+        held,
+        { kind: 'ApprovalDenied', reason, message: 'no' },
+        { generation: 1, now: t1, policy },
+      );
+      for (const type of ['Ready', 'Synced'] as const)
+        expect(getCondition(denied.conditions, type)).toMatchObject({
+          status: 'False',
+          reason,
+          message: 'no',
+        });
+      expect(getCondition(denied.conditions, 'AwaitingApproval')).toMatchObject({ status: 'False', reason });
+      expect(denied).toMatchObject({ ready: false, synced: false });
+      expect(denied.remediation).toMatch(hint);
+    },
+  );
+
+  it('grants are keyed by rule and operation; the deny command names the record', () => {
+    expect(approvalKey(approval)).toBe('production-deletion-approval|delete cluster platform-prod');
+    expect(denyCommand('prod-main')).toBe('cloudorch deny default/prod-main --reason ...');
   });
 });

@@ -27,7 +27,7 @@ const CLIENTS: Record<FunctionKey, string[]> = {
   apply: ['store', 'provider'],
   writeStatus: ['store'],
   classifyError: [],
-  onChange: ['executions'],
+  onChange: ['executions', 'callbacks'],
   sweep: ['store', 'shardInvoker'],
   sweepShard: ['store', 'provider', 'executions', 'shardLeases'],
   driftEvent: ['store', 'provider', 'executions'],

@@ -86,6 +86,7 @@ it('starts executions for spec and deletion changes only, from real stream recor
     store,
     provider: { observe: refuse, apply: refuse },
     policy: { evaluate: refuse },
+    callbacks: { succeed: refuse, fail: refuse },
     shardInvoker: { invoke: refuse },
     shardLeases: { take: refuse, release: refuse },
     rollouts: {

@@ -259,15 +259,30 @@ describe('PolicyAllowsApply: only an allow applies', () => {
   const entered = (events: ExecutionEvent[]) =>
     events.filter((e) => e.type === 'StateEntered').map((e) => 'state' in e && e.state.name);
 
-  it.each([
-    { outcome: 'approval', allow: true },
-    { outcome: 'deny', allow: false },
-  ])('$outcome: WriteStatus, the lease released, ApplyStep never entered', async (policy) => {
-    const { run, calls } = reconcile({ ...planned, policy: async () => policy });
+  it('deny: WriteStatus, the lease released, ApplyStep never entered', async () => {
+    const { run, calls } = reconcile({ ...planned, policy: async () => ({ outcome: 'deny', allow: false }) });
     const { outcome, events } = await run({ id: 'team/a', trigger: 'manual' });
     expect(outcome.status).toBe('SUCCEEDED');
     expect(calls.map((c) => c.step)).not.toContain('apply');
     expect(entered(events)).toEqual(expect.arrayContaining(['PolicyAllowsApply', 'WriteStatus', 'Done']));
+    expect(entered(events)).not.toContain('ApplyStep');
+  });
+
+  it('approval: AwaitApproval waits on a token; nobody answers, so it times out into EndApproval, never ApplyStep', async () => {
+    const { run, calls } = reconcile(
+      { ...planned, policy: async () => ({ outcome: 'approval', allow: true }) },
+      { ...DEFAULT_DEFINITION_OPTIONS, approvalTimeoutSeconds: 1 },
+    );
+    const { outcome, events } = await run({ id: 'team/a', trigger: 'manual' });
+    expect(outcome.status).toBe('SUCCEEDED');
+    expect(calls.map((c) => c.step)).not.toContain('apply');
+    const wait = calls.find((c) => c.step === 'writeStatus' && 'approvalWait' in c.input);
+    expect(wait?.input['approvalWait']).toEqual({ token: expect.any(String), timeoutSeconds: 1 });
+    const end = calls.find((c) => c.step === 'writeStatus' && 'approvalEnd' in c.input);
+    expect(end?.input['approvalEnd']).toMatchObject({ Error: 'States.Timeout' });
+    expect(entered(events)).toEqual(
+      expect.arrayContaining(['AwaitApproval', 'EndApproval', 'NewerGeneration', 'ReleaseLease', 'Done']),
+    );
     expect(entered(events)).not.toContain('ApplyStep');
   });
 

@@ -53,6 +53,46 @@ describe('parseItem', () => {
     { why: 'history not a list', item: { ...good, history: 'none' }, field: /history/ },
     { why: 'no specHash', item: { ...good, specHash: undefined }, field: /specHash/ },
     {
+      why: 'a pending approval without its token',
+      item: {
+        ...good,
+        approval: {
+          generation: 2,
+          approvals: [],
+          requestedAt: '2026-11-30T00:00:00Z',
+          expiresAt: '2026-12-01T00:00:00Z',
+        },
+      },
+      field: /approval\.token/,
+    },
+    {
+      why: 'an approval expiry that is not a time',
+      item: {
+        ...good,
+        approval: {
+          token: 't',
+          generation: 2,
+          approvals: [],
+          requestedAt: '2026-11-30T00:00:00Z',
+          expiresAt: 'never',
+        },
+      },
+      field: /approval\.expiresAt/,
+    },
+    {
+      why: 'granted keys not a list',
+      item: { ...good, approved: { generation: 2, keys: 'all', at: '2026-11-30T00:00:00Z' } },
+      field: /approved\.keys/,
+    },
+    {
+      why: 'a denial with an unknown reason',
+      item: {
+        ...good,
+        denied: { generation: 2, keys: [], reason: 'Nope', message: 'm', at: '2026-11-30T00:00:00Z' },
+      },
+      field: /denied\.reason/,
+    },
+    {
       why: 'failures without a retry time',
       item: { ...good, failures: { generation: 2, count: 1, lastAt: 'x' } },
       field: /failures\.retryAt/,
@@ -70,6 +110,28 @@ describe('parseItem', () => {
     expect(p.kind === 'invalid' && p.invalid.reason).toBe(
       'generation: Invalid input: expected number, received string',
     );
+  });
+
+  it('accepts a pending approval, a grant and a denial', () => {
+    const approval = {
+      token: 'tok',
+      generation: 2,
+      approvals: [{ rule: 'r', operation: 'delete cluster x', reason: 'prod' }],
+      requestedAt: '2026-11-30T00:00:00Z',
+      expiresAt: '2026-12-01T00:00:00Z',
+    };
+    const approved = { generation: 2, keys: ['r|delete cluster x'], at: '2026-11-30T01:00:00Z', by: 'ana' };
+    const denied = {
+      generation: 1,
+      keys: [],
+      reason: 'ApprovalTimedOut',
+      message: 'm',
+      at: '2026-11-29T00:00:00Z',
+    };
+    expect(parseItem({ ...good, approval, approved, denied })).toMatchObject({
+      kind: 'record',
+      record: { approval, approved, denied },
+    });
   });
 
   it('an item too large to ever hold a status is invalid and gets no run (each would fail)', () => {

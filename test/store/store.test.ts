@@ -12,6 +12,7 @@ import {
   LeaseHeldError,
   LeaseLostError,
   RecordNotFoundError,
+  SpecChangedError,
   TargetChangeError,
   TargetClaimedError,
 } from '../../lambdas/store/errors.js';
@@ -259,6 +260,70 @@ describe.each([
         }
       }
       expect((await store.get(id))?.lease?.owner).toBe(won[0]);
+    });
+  });
+
+  describe('approval wait', () => {
+    const DAY = 86_400_000;
+    const pending = (generation: number) => ({
+      token: 'tok',
+      generation,
+      approvals: [{ rule: 'r', operation: 'delete cluster x', reason: 'prod' }],
+      requestedAt: T0.toISOString(),
+      expiresAt: at(DAY).toISOString(),
+    });
+
+    it('is stored with the lease stretched over it; nobody takes that lease, which only a wait makes plausible', async () => {
+      const id = await leased('wait', 'a');
+      await store.awaitApproval(id, 'a', pending(1), {
+        leaseExpiresAt: at(DAY + TTL).getTime(),
+        deleting: false,
+      });
+      const r = await store.get(id);
+      expect(r?.approval).toEqual(pending(1));
+      expect(r?.lease).toEqual({ owner: 'a', expiresAt: at(DAY + TTL).getTime() });
+      expect(leaseView(r?.lease, at(TTL + 1), TTL, true)).toBe('live');
+      await expect(store.acquireLease(id, 'b', TTL, at(TTL + 1))).rejects.toBeInstanceOf(LeaseHeldError);
+      // Without a pending wait, a lease a day ahead is not one CloudOrch writes: it counts as free.
+      await store.endApproval(id, 'a', {});
+      expect(leaseView((await store.get(id))?.lease, at(TTL + 1), TTL)).toBe('implausible');
+      await store.acquireLease(id, 'b', TTL, at(TTL + 1));
+      expect((await store.get(id))?.lease?.owner).toBe('b');
+    });
+
+    it('is taken back once the spec moved on (SpecChangedError), and refused when the lease is lost (LeaseLostError)', async () => {
+      const id = await leased('wait-stale', 'a');
+      await store.applySpec(id, specOf(id, { nodeCount: 5 }), { now: T0 });
+      const opts = { leaseExpiresAt: at(DAY).getTime(), deleting: false };
+      await expect(store.awaitApproval(id, 'a', pending(1), opts)).rejects.toBeInstanceOf(SpecChangedError);
+      // Nobody would answer that wait: it is not left on the record.
+      expect((await store.get(id))?.approval).toBeUndefined();
+      await expect(store.awaitApproval(id, 'b', pending(2), opts)).rejects.toBeInstanceOf(LeaseLostError);
+      await store.requestDeletion(id, T0);
+      await expect(store.awaitApproval(id, 'a', pending(2), opts)).rejects.toBeInstanceOf(SpecChangedError);
+      await store.awaitApproval(id, 'a', pending(2), { ...opts, deleting: true });
+      expect((await store.get(id))?.approval?.generation).toBe(2);
+    });
+
+    it('ends with the grant or the denial recorded and the wait removed, only by the lease holder', async () => {
+      const id = await leased('wait-end', 'a');
+      const opts = { leaseExpiresAt: at(DAY).getTime(), deleting: false };
+      await store.awaitApproval(id, 'a', pending(1), opts);
+      const approved = { generation: 1, keys: ['r|delete cluster x'], at: T0.toISOString(), by: 'ana' };
+      await expect(store.endApproval(id, 'b', { approved })).rejects.toBeInstanceOf(LeaseLostError);
+      await store.endApproval(id, 'a', { approved });
+      expect(await store.get(id)).toMatchObject({ approved });
+      expect((await store.get(id))?.approval).toBeUndefined();
+      await store.awaitApproval(id, 'a', pending(1), opts);
+      const denied = {
+        generation: 1,
+        keys: ['r|delete cluster x'],
+        reason: 'ApprovalDenied' as const,
+        message: 'no',
+        at: T0.toISOString(),
+      };
+      await store.endApproval(id, 'a', { denied });
+      expect(await store.get(id)).toMatchObject({ approved, denied });
     });
   });
 

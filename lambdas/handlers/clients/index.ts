@@ -9,7 +9,7 @@ import { lambdaShardInvoker } from './lambda.js';
 import { snsNotifier } from './notify.js';
 import { wasmPolicy } from './policy.js';
 import { dynamoRollouts } from './rollouts.js';
-import { sfnExecutions } from './sfn.js';
+import { sfnCallbacks, sfnExecutions } from './sfn.js';
 import { dynamoShardLeases } from './shard-leases.js';
 import { dynamoStore } from './store.js';
 
@@ -18,6 +18,7 @@ export const ALL_MAKERS = {
   provider: eksProvider,
   policy: wasmPolicy,
   executions: sfnExecutions,
+  callbacks: sfnCallbacks,
   shardInvoker: lambdaShardInvoker,
   shardLeases: dynamoShardLeases,
   rollouts: dynamoRollouts,

@@ -2,13 +2,13 @@
 import type { StepFunctionKey } from '../../statemachine/definition.js';
 import type { ExecutionState, LeaseRequest } from '../contracts.js';
 import { applyStep } from './apply.js';
+import { statusStep } from './approval.js';
 import { classifyErrorStep } from './classify-error.js';
 import { leaseStep } from './lease.js';
 import { observeStep } from './observe.js';
 import { planStep } from './plan.js';
 import { policyStep } from './policy.js';
 import { wrapStep } from './wrap.js';
-import { writeStatusStep } from './write-status.js';
 
 type StepHandler = (input: never) => Promise<unknown>;
 
@@ -18,7 +18,7 @@ export const STEP_HANDLERS = {
   plan: planStep,
   policy: policyStep,
   apply: applyStep,
-  writeStatus: writeStatusStep,
+  writeStatus: statusStep,
   classifyError: classifyErrorStep,
 } as const satisfies Record<StepFunctionKey, StepHandler>;
 

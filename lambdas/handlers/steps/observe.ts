@@ -13,9 +13,23 @@ import { ownedArnOf } from '../../core/status.js';
 import { isUnreachableCode } from '../../core/target.js';
 import { RecordNotFoundError, TargetClaimedError } from '../../store/errors.js';
 import { mayOwnCluster } from '../../store/spec-writes.js';
-import type { ExecutionState, ObserveResult } from '../contracts.js';
+import type { ClusterRecord } from '../../store/types.js';
+import type { ApprovalState, ExecutionState, ObserveResult } from '../contracts.js';
 import { depsOf } from '../deps.js';
 import { assertHoldsLease } from './lease.js';
+
+/** Grants and a denial that hold for the record's generation: older ones were for another spec. */
+function approvalStateOf(r: ClusterRecord): { approvalState?: ApprovalState } {
+  const granted = r.approved?.generation === r.generation ? r.approved.keys : [];
+  const d = r.denied?.generation === r.generation ? r.denied : undefined;
+  if (granted.length === 0 && !d) return {};
+  return {
+    approvalState: {
+      granted,
+      ...(d ? { denied: { keys: d.keys, reason: d.reason, message: d.message } } : {}),
+    },
+  };
+}
 
 export async function observeStep(state: ExecutionState): Promise<ObserveResult> {
   const { store, provider, config, now } = depsOf('observe');
@@ -47,6 +61,7 @@ export async function observeStep(state: ExecutionState): Promise<ObserveResult>
     deletionCalls,
     applied: record.applied?.generation === record.generation ? record.applied.counts : {},
     ...(ownedArn ? { ownedArn } : {}),
+    ...approvalStateOf(record),
   };
   const v = validateSpec(record.spec);
   if (!v.ok) return { ...base, specIssues: v.issues };

@@ -3,6 +3,7 @@ import { REASON_HINT, UPDATE_FAILED_HINT } from '../../core/conditions.js';
 import type { Outcome } from '../../core/status.js';
 import { approvalMessage } from '../../core/status-approval.js';
 import type { ExecutionState, ObserveResult, PlanResult } from '../contracts.js';
+import { approvalEnding } from './approval-end.js';
 
 export function outcomeOf(state: ExecutionState): Outcome {
   const { plan, policy, applied, failure, observed } = state;
@@ -38,6 +39,8 @@ export function outcomeOf(state: ExecutionState): Outcome {
     };
   if (policy && !policy.allow && plan?.action !== 'release')
     return { kind: 'PolicyDenied', violations: policy.violations };
+  const ended = approvalEnded(state);
+  if (ended) return ended;
   // Only a step about to run waits for approval: a plan that waits on EKS or is done calls nothing.
   if (policy?.outcome === 'approval' && plan?.action === 'apply')
     return {
@@ -68,6 +71,21 @@ export function outcomeOf(state: ExecutionState): Outcome {
     default:
       return { kind: 'Waiting', reason: 'reconciliation in progress' };
   }
+}
+
+/**
+ * A wait for approval that ended without one (EndApproval: denied or timed out), or a generation
+ * whose approval was already denied: nothing runs. A cancelled wait writes no status of its own.
+ */
+function approvalEnded(state: ExecutionState): Outcome | undefined {
+  const { approvalEnd, policy, plan } = state;
+  if (approvalEnd) {
+    const ending = approvalEnding(approvalEnd);
+    return ending && { kind: 'ApprovalDenied', ...ending };
+  }
+  if (policy?.outcome === 'denied' && policy.denial && plan?.action === 'apply')
+    return { kind: 'ApprovalDenied', ...policy.denial };
+  return undefined;
 }
 
 /** A plan that cannot go on: stuck deletion, a failed EKS update, or a change EKS or ownership forbids. */

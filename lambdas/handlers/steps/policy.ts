@@ -1,12 +1,24 @@
-/** PolicyCheck: the WASM policy bundle over spec, observation, plan and estimate. Fails closed. */
+/**
+ * PolicyCheck: the WASM policy bundle over spec, observation, plan and estimate. Fails closed.
+ * Approvals a human granted for this generation count as given; once one was denied (or its wait
+ * timed out) for this generation, nothing is asked again until the spec changes.
+ */
 import { buildPolicyInput, emptyObservation, type PolicyDecision } from '../../core/policy-input.js';
-import type { ExecutionState, PolicyOutcome, PolicyResult } from '../contracts.js';
+import { approvalKey } from '../../core/status-approval.js';
+import type { ApprovalState, ExecutionState, PolicyOutcome, PolicyResult } from '../contracts.js';
 import { depsOf } from '../deps.js';
 
-/** A deny wins over approvals; approvals hold back a plan the policies allow. */
-export function policyOutcome(d: PolicyDecision): PolicyOutcome {
+/** A deny wins over approvals; approvals hold back a plan the policies allow, or end it once denied. */
+export function policyOutcome(d: PolicyDecision, denied = false): PolicyOutcome {
   if (!d.allow) return 'deny';
-  return d.approvals.length > 0 ? 'approval' : 'allow';
+  if (d.approvals.length === 0) return 'allow';
+  return denied ? 'denied' : 'approval';
+}
+
+/** The decision without the approvals already granted for this generation. */
+export function withoutGranted(d: PolicyDecision, s: ApprovalState | undefined): PolicyDecision {
+  const granted = new Set(s?.granted ?? []);
+  return { ...d, approvals: d.approvals.filter((a) => !granted.has(approvalKey(a))) };
 }
 
 export async function policyStep(state: ExecutionState): Promise<PolicyResult> {
@@ -24,12 +36,18 @@ export async function policyStep(state: ExecutionState): Promise<PolicyResult> {
     estimate: p.estimate,
     now: at,
   });
-  const d = await policy.evaluate(input);
+  const evaluated = await policy.evaluate(input);
+  const d = withoutGranted(evaluated, o.approvalState);
+  // Only what was denied stays denied: another operation of the same generation is asked for.
+  const denial = o.approvalState?.denied;
+  const denied = denial !== undefined && d.approvals.some((a) => denial.keys.includes(approvalKey(a)));
+  const outcome = policyOutcome(d, denied);
   return {
     allow: d.allow,
     violations: d.violations,
     approvals: d.approvals,
-    degraded: d.degraded,
-    outcome: policyOutcome(d),
+    degraded: evaluated.degraded,
+    outcome,
+    ...(outcome === 'denied' && denial ? { denial: { reason: denial.reason, message: denial.message } } : {}),
   };
 }

@@ -6,6 +6,7 @@
 import type { StepFunctionKey } from '../../statemachine/definition.js';
 import type { ExecutionState, LeaseRequest } from '../contracts.js';
 import { toStepError } from '../envelope.js';
+import { StateSignal } from '../signals.js';
 import { withLogContext } from '../telemetry.js';
 
 export function wrapStep<I extends ExecutionState | LeaseRequest>(
@@ -20,6 +21,7 @@ export function wrapStep<I extends ExecutionState | LeaseRequest>(
         try {
           return await f(input as I);
         } catch (err) {
+          if (err instanceof StateSignal) throw err;
           throw toStepError(err);
         }
       },

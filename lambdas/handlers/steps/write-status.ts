@@ -113,6 +113,8 @@ const BLOCKING = new Set<Outcome['kind']>([
   'PolicyDenied',
   'PolicyEngineDegraded',
   'ObserveFailed',
+  // Denied for this generation: only a spec change asks again, so sweeps back off meanwhile.
+  'ApprovalDenied',
 ]);
 
 function blockingMessage(o: Outcome): string {
@@ -201,7 +203,7 @@ async function writeInvalid(state: ExecutionState, reason: string, at: Date): Pr
 }
 
 /** What the state machine's NewerGeneration choice reads: always both fields. */
-interface WriteResult {
+export interface WriteResult {
   readonly written: string;
   readonly newerGeneration: boolean;
 }

@@ -37,7 +37,8 @@ export async function reconcileWith(
   const generation = parsed.kind === 'record' ? parsed.record.generation : 0;
   if (parsed.kind === 'claim') throw new RecordInvalidError(id, 'a target claim, not a record');
   const lease = parsed.kind === 'record' ? parsed.record.lease : undefined;
-  if (lease && leaseView(lease, now, leaseTtlMs) === 'live') {
+  const awaiting = parsed.kind === 'record' && parsed.record.approval !== undefined;
+  if (lease && leaseView(lease, now, leaseTtlMs, awaiting) === 'live') {
     const check = await checkHolder(executions, lease.executionArn);
     if (!check.ended) {
       const holder = check.status;

@@ -71,7 +71,7 @@ export function decideFromRecord(
   now: Date,
   leaseTtlMs: number = DEFAULT_CONFIG.leaseTtlMs,
 ): SweepDecision | undefined {
-  const lease = leaseView(r.lease, now, leaseTtlMs);
+  const lease = leaseView(r.lease, now, leaseTtlMs, r.approval !== undefined);
   if (lease === 'expired') return { start: true, why: 'dead execution (lease expired)' };
   if (lease === 'implausible')
     return { start: true, why: 'lease not written by CloudOrch (expires too late)' };

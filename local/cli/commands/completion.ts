@@ -1,8 +1,8 @@
 /**
  * `cloudorch completion bash|zsh`: a completion script generated from the program itself (commands,
  * subcommands, options), so it cannot drift from the CLI. CloudCluster names (get, describe, delete,
- * reconcile, sim drift), CloudRollout names (the rollout subcommands) and target names come from the
- * hidden `cloudorch __complete`, which asks the target and prints nothing when it cannot.
+ * reconcile, approve, deny, sim drift), CloudRollout names (the rollout subcommands) and target names
+ * come from the hidden `cloudorch __complete`, which asks the target and prints nothing when it cannot.
  */
 import { Argument, type Command, Help } from 'commander';
 import { listItems } from '../../../lambdas/store/list.js';
@@ -11,7 +11,7 @@ import { configPath, DEV_TARGET, readConfig } from '../config/file.js';
 import { EXIT } from './exit.js';
 
 /** Commands whose argument is a CloudCluster, and those whose argument is a target's name. */
-const CLUSTER_COMMANDS = ['get', 'describe', 'delete', 'reconcile', 'sim drift'];
+const CLUSTER_COMMANDS = ['get', 'describe', 'delete', 'reconcile', 'approve', 'deny', 'sim drift'];
 const TARGET_COMMANDS = ['config use-target', 'config delete-target', 'config set-target'];
 const ROLLOUT_COMMANDS = [
   'rollout get',

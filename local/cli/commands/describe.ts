@@ -2,6 +2,7 @@
 
 import { REASON_HINT } from '../../../lambdas/core/conditions.js';
 import { type DriftItem, ruleOfDrift } from '../../../lambdas/core/plan/fields.js';
+import { approveCommand, denyCommand } from '../../../lambdas/core/status-approval.js';
 import { DEFAULT_CONFIG } from '../../../lambdas/handlers/deps.js';
 import { leaseView } from '../../../lambdas/store/lease.js';
 import { listItems } from '../../../lambdas/store/list.js';
@@ -22,11 +23,11 @@ import { EXIT } from './exit.js';
  * The lease's state as the sweep and `cloudorch reconcile` see it (leaseView), with its expiry: an
  * implausible lease counts as free, however far ahead it claims to be valid.
  */
-export function leaseExpiry(lease: NonNullable<ClusterRecord['lease']>, now: Date): string {
+export function leaseExpiry(lease: NonNullable<ClusterRecord['lease']>, now: Date, awaiting = false): string {
   // A forged expiry can be any number: print it as it is when it is not a date.
   const date = new Date(lease.expiresAt);
   const at = Number.isNaN(date.getTime()) ? String(lease.expiresAt) : date.toISOString();
-  const view = leaseView(lease, now, DEFAULT_CONFIG.leaseTtlMs);
+  const view = leaseView(lease, now, DEFAULT_CONFIG.leaseTtlMs, awaiting);
   if (view === 'live') return `live until ${at}`;
   if (view === 'implausible')
     return `implausible, counts as free: expires ${at}, later than CloudOrch writes`;
@@ -38,8 +39,9 @@ async function describeLease(
   t: Target,
   lease: NonNullable<ClusterRecord['lease']>,
   now: Date,
+  awaiting: boolean,
 ): Promise<string> {
-  const expiry = leaseExpiry(lease, now);
+  const expiry = leaseExpiry(lease, now, awaiting);
   if (!lease.executionArn) return `${lease.owner} (${expiry})`;
   const holder = await t.executions.status(lease.executionArn);
   const state =
@@ -76,7 +78,10 @@ async function describeHeader(t: Target, o: Output, r: ClusterRecord, now: Date)
   o.out(`Cluster:       ${String(r.spec.clusterName)} (${account}${String(r.spec.region)})`);
   o.out(`Generation:    ${r.generation}  (observed ${s?.observedGeneration ?? '-'})`);
   o.out(`Ready:         ${cond('Ready', s?.ready)}    Synced: ${cond('Synced', s?.synced)}`);
-  o.out(`Lease:         ${r.lease ? await describeLease(t, r.lease, now) : 'free'}`);
+  o.out(
+    `Lease:         ${r.lease ? await describeLease(t, r.lease, now, r.approval !== undefined) : 'free'}`,
+  );
+  for (const line of approvalLines(r, now)) o.out(line);
   if (r.failures && r.failures.generation === r.generation)
     o.out(
       `Backoff:       ${r.failures.count} failed run(s) in a row; the sweep retries after ${r.failures.retryAt}`,
@@ -88,8 +93,33 @@ async function describeHeader(t: Target, o: Output, r: ClusterRecord, now: Date)
   if (s?.remediation) o.out(`Remediation:   ${paint(o, 'yellow', s.remediation)}`);
 }
 
-/** Conditions whose True is the bad news: painted red when True, green when False. */
-const TRUE_IS_BAD: ReadonlySet<string> = new Set(['Drifted', 'UpgradeBlocked', 'UpgradeWarning']);
+/** A pending approval (what waits, since when, until when, the commands) and a denial of this generation. */
+export function approvalLines(r: ClusterRecord, now: Date): string[] {
+  const lines: string[] = [];
+  const a = r.approval;
+  if (a) {
+    lines.push(
+      `Approval:      awaited for ${age(a.requestedAt, now)} (generation ${a.generation}; times out at ${a.expiresAt})`,
+    );
+    for (const x of a.approvals) lines.push(`  - ${x.operation} (${x.rule}): ${x.reason}`);
+    lines.push(`  ${approveCommand(r.id)}   or   ${denyCommand(r.id)}`);
+  }
+  const d = r.denied;
+  if (d && d.generation === r.generation)
+    lines.push(`Denied:        ${d.reason} ${age(d.at, now)} ago: ${d.message} (a spec change asks again)`);
+  return lines;
+}
+
+/**
+ * Conditions whose True is the bad news: painted red when True, green when False. AwaitingApproval
+ * True needs a human's attention.
+ */
+const TRUE_IS_BAD: ReadonlySet<string> = new Set([
+  'Drifted',
+  'UpgradeBlocked',
+  'UpgradeWarning',
+  'AwaitingApproval',
+]);
 
 function describeConditions(o: Output, s: Status, now: Date): void {
   o.out('Conditions:');
@@ -141,7 +171,8 @@ function describeLastRun(o: Output, r: ClusterRecord): void {
 export function needsExecution(r: ClusterRecord, now: Date): boolean {
   const ready = r.status?.conditions.find((c) => c.type === 'Ready');
   if (ready && ready.status !== 'True') return true;
-  if (r.lease && leaseView(r.lease, now, DEFAULT_CONFIG.leaseTtlMs) !== 'live') return true;
+  if (r.lease && leaseView(r.lease, now, DEFAULT_CONFIG.leaseTtlMs, r.approval !== undefined) !== 'live')
+    return true;
   const last = r.history?.at(-1)?.executionId;
   return last !== undefined && (r.history ?? []).some((h) => h.executionId === last && h.kind === 'error');
 }

@@ -53,6 +53,9 @@ export const TERMINAL_REASONS: ReadonlySet<Reason> = new Set<Reason>([
   Reason.DeletionStuck,
   /** Nothing runs until a human approves the held operation. */
   Reason.ApprovalRequired,
+  /** Denied (or not approved in time) for this generation: nothing runs until the spec changes. */
+  Reason.ApprovalDenied,
+  Reason.ApprovalTimedOut,
 ]);
 
 /** What one cluster is waited for: Ready at the generation apply wrote, or its record gone. */

@@ -19,7 +19,8 @@ export interface TableOptions {
  * spec order (`<pool>:Missing` when it has none); ADDONS: how many listed add-ons are ACTIVE, and each
  * one that is not; ACCESS: the authentication mode and the access entries EKS reports; LAST-OP: the last EKS operation and its age;
  * LAST-DRIFT: the fields found drifted by the last run; GENERATION: the spec's, and the one last
- * reconciled.
+ * reconciled; APPROVAL: `pending (<age>)` while an execution waits for one, the denial of this
+ * generation, else `-`.
  */
 export const WIDE_COLUMNS = [
   'SUBNETS',
@@ -29,7 +30,13 @@ export const WIDE_COLUMNS = [
   'LAST-OP',
   'LAST-DRIFT',
   'GENERATION',
+  'APPROVAL',
 ] as const;
+
+function approvalCell(r: ClusterRecord, now: Date): string {
+  if (r.approval) return `pending (${age(r.approval.requestedAt, now)})`;
+  return r.denied?.generation === r.generation ? r.denied.reason : '-';
+}
 
 /** Status written before pools existed names no pools: `-` until the next run rewrites it. */
 function nodegroupsCell(o: NonNullable<ClusterRecord['status']>['observed']): string {
@@ -49,6 +56,7 @@ function wideCells(r: ClusterRecord, now: Date): string[] {
     op ? `${op.operation} (${age(op.lastAt ?? op.at, now)})` : '-',
     drift.length > 0 ? drift.map((d) => d.field).join(',') : '-',
     `${r.generation} (observed ${r.status?.observedGeneration ?? '-'})`,
+    approvalCell(r, now),
   ];
 }
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { estimateSpecCost } from '../../../lambdas/core/cost/estimate.js';
 import { InternalError } from '../../../lambdas/core/errors.js';
 import type { PolicyDecision } from '../../../lambdas/core/policy-input.js';
-import type { ExecutionState, PolicyResult } from '../../../lambdas/handlers/contracts.js';
+import type { ApprovalState, ExecutionState, PolicyResult } from '../../../lambdas/handlers/contracts.js';
 import { DEFAULT_CONFIG, type Deps, setDeps } from '../../../lambdas/handlers/deps.js';
 import { applyStep } from '../../../lambdas/handlers/steps/apply.js';
 import { policyStep } from '../../../lambdas/handlers/steps/policy.js';
@@ -83,6 +83,54 @@ describe('Policy step outcome', () => {
   it('a degraded engine denies', async () => {
     install({ allow: false, violations: [error], approvals: [], degraded: true });
     expect(await policyStep(state)).toMatchObject({ allow: false, degraded: true, outcome: 'deny' });
+  });
+});
+
+describe('Policy step: approvals of this generation', () => {
+  const withState = (approvalState: ApprovalState): ExecutionState => ({
+    ...state,
+    observed: { ...state.observed!, approvalState },
+  });
+
+  it('an approval granted for this generation counts as given: allow, and it is no longer listed', async () => {
+    install({ allow: true, violations: [], approvals: [approval], degraded: false });
+    const granted = withState({ granted: ['production-deletion-approval|delete cluster demo'] });
+    expect(await policyStep(granted)).toMatchObject({ allow: true, approvals: [], outcome: 'allow' });
+  });
+
+  it('a grant of another operation does not cover this one', async () => {
+    install({ allow: true, violations: [], approvals: [approval], degraded: false });
+    const other = withState({ granted: ['production-deletion-approval|delete cluster other'] });
+    expect(await policyStep(other)).toMatchObject({ approvals: [approval], outcome: 'approval' });
+  });
+
+  const KEY = 'production-deletion-approval|delete cluster demo';
+
+  it('denied for this generation: outcome denied with why, nothing asked again', async () => {
+    install({ allow: true, violations: [], approvals: [approval], degraded: false });
+    const denial = { reason: 'ApprovalDenied' as const, message: 'Approval denied: freeze' };
+    expect(await policyStep(withState({ granted: [], denied: { keys: [KEY], ...denial } }))).toMatchObject({
+      outcome: 'denied',
+      denial,
+    });
+  });
+
+  it('a denial of another operation of the generation does not stop this one being asked for', async () => {
+    install({ allow: true, violations: [], approvals: [approval], degraded: false });
+    const denied = {
+      keys: ['production-replacement-approval|replace node group a'],
+      reason: 'ApprovalDenied' as const,
+      message: 'no',
+    };
+    expect(await policyStep(withState({ granted: [], denied }))).toMatchObject({ outcome: 'approval' });
+  });
+
+  it('a deny still wins over a denial', async () => {
+    install({ allow: false, violations: [error], approvals: [approval], degraded: false });
+    const denial = { keys: [KEY], reason: 'ApprovalTimedOut' as const, message: 'timed out' };
+    const r = await policyStep(withState({ granted: [], denied: denial }));
+    expect(r.outcome).toBe('deny');
+    expect(r.denial).toBeUndefined();
   });
 });
 

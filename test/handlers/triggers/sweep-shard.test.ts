@@ -71,6 +71,7 @@ beforeEach(async () => {
     store,
     provider: { observe: refuse, apply: refuse },
     policy: { evaluate: refuse },
+    callbacks: { succeed: refuse, fail: refuse },
     rollouts: {
       get: refuse,
       put: refuse,
