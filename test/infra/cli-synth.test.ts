@@ -3,6 +3,7 @@
  * aws-cdk-lib writes, cdk-nag must pass (unacknowledged findings make it exit 1), and each bundled
  * function must stay within the size budget documented in docs/deploy.md.
  */
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PARTITION_PLACEHOLDER } from '../../infra/lib/definition-partition.js';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
 import { FUNCTIONS } from '../../lambdas/functions/catalog.js';
 import { DEFAULT_DEFINITION_OPTIONS, definitionString } from '../../lambdas/statemachine/definition.js';
@@ -59,7 +61,10 @@ describe('cdk synth (pinned CLI)', () => {
 
   it('deploys the definition string the local runner executes', () => {
     const sm = Object.values(template.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-    expect(sm?.Properties['DefinitionString']).toBe(definitionString(DEFAULT_DEFINITION_OPTIONS));
+    // The approval callback's partition is left to CloudFormation (infra/lib/definition-partition.ts).
+    expect(
+      String(sm?.Properties['DefinitionString']).replaceAll(`\${${PARTITION_PLACEHOLDER}}`, 'aws'),
+    ).toBe(definitionString(DEFAULT_DEFINITION_OPTIONS));
   });
 
   it(`keeps every function bundle under ${BUNDLE_BUDGET_BYTES} bytes`, () => {

@@ -94,7 +94,8 @@ const EXPECTED: Record<FunctionKey, string[]> = {
   apply: [...LOGS, ...READ, 'dynamodb:UpdateItem', ...EKS_WRITE, 'iam:PassRole', ...BUDGET],
   writeStatus: [...LOGS, ...READ, 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   classifyError: [...LOGS],
-  onChange: [...LOGS, ...STREAM, ...START, ...DLQ],
+  // Cancels an approval wait a new generation made stale; never answers one.
+  onChange: [...LOGS, ...STREAM, ...START, 'states:SendTaskFailure', ...DLQ],
   // The dispatcher scans and invokes shard runs: no EKS, no executions, no budget.
   sweep: [...LOGS, ...READ, 'lambda:InvokeFunction', ...DLQ],
   // Shard leases are UpdateItems on the coordination table, as budget claims are.

@@ -160,16 +160,24 @@ describe('state machine', () => {
   // Two machines in the stack: this is the Reconcile one.
   const props = () => resource(s, logicalId(s, s.stack.cloudorch.stateMachine)).Properties;
 
-  it('deploys the exact definition the local runner executes', () => {
-    expect(props()['DefinitionString']).toBe(definitionString(DEFAULT_DEFINITION_OPTIONS));
+  /** What CloudFormation makes of the deployed string in the `aws` partition. */
+  const reconcileInAws = () =>
+    (props()['DefinitionString'] as string).replaceAll(`\${${PARTITION_PLACEHOLDER}}`, 'aws');
+
+  it('deploys the exact definition the local runner executes, the partition of its approval callback left to CloudFormation', () => {
+    expect(reconcileInAws()).toBe(definitionString(DEFAULT_DEFINITION_OPTIONS));
+    expect(props()['DefinitionString']).not.toContain('arn:aws:');
+    expect(props()['DefinitionString']).toContain(
+      `arn:\${${PARTITION_PLACEHOLDER}}:states:::lambda:invoke.waitForTaskToken`,
+    );
   });
 
-  it('substitutes every placeholder with its own step function', () => {
+  it('substitutes every placeholder with its own step function, and the partition', () => {
     const subs = props()['DefinitionSubstitutions'];
     const expected = Object.fromEntries(
       (Object.keys(STEP_FUNCTIONS) as StepFunctionKey[]).map((k) => [STEP_FUNCTIONS[k], arnOf(k)]),
     );
-    expect(subs).toEqual(expected);
+    expect(subs).toEqual({ ...expected, [PARTITION_PLACEHOLDER]: { Ref: 'AWS::Partition' } });
   });
 
   it('passes asl-validator once substituted', () => {
@@ -179,7 +187,7 @@ describe('state machine', () => {
         `arn:aws:lambda:eu-west-1:111111111111:function:cloudorch-${k}`,
       ]),
     ) as Record<StepFunctionKey, string>;
-    const result = aslValidator(JSON.parse(substitute(props()['DefinitionString'] as string, arns)));
+    const result = aslValidator(JSON.parse(substitute(reconcileInAws(), arns)));
     expect(result.errorsText('\n')).toBe('');
     expect(result.isValid).toBe(true);
   });
