@@ -62,9 +62,9 @@ describe('cdk synth (pinned CLI)', () => {
   it('deploys the definition string the local runner executes', () => {
     const sm = Object.values(template.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine');
     // The approval callback's partition is left to CloudFormation (infra/lib/definition-partition.ts).
-    expect(
-      String(sm?.Properties['DefinitionString']).replaceAll(`\${${PARTITION_PLACEHOLDER}}`, 'aws'),
-    ).toBe(definitionString(DEFAULT_DEFINITION_OPTIONS));
+    expect(String(sm?.Properties['DefinitionString']).replaceAll(`\${${PARTITION_PLACEHOLDER}}`, 'aws')).toBe(
+      definitionString(DEFAULT_DEFINITION_OPTIONS),
+    );
   });
 
   it(`keeps every function bundle under ${BUNDLE_BUDGET_BYTES} bytes`, () => {
