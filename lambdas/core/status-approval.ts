@@ -55,11 +55,16 @@ export function approvalKey(a: Pick<PolicyApproval, 'rule' | 'operation'>): stri
  * @example
  * approvalMessage('platform/prod', [{ rule: 'r', operation: 'delete cluster prod', reason: 'why' }]);
  * // 'delete cluster prod requires approval (r): why; approve it with: cloudorch approve platform/prod
- * //  (or deny it with: cloudorch deny platform/prod --reason ...)'
+ * //  (or deny it with: cloudorch deny platform/prod --reason ...); who may approve: whoever is allowed
+ * //  states:SendTaskSuccess on the Reconcile state machine'
  */
+const WHO_MAY_APPROVE =
+  '; who may approve: whoever is allowed states:SendTaskSuccess on the Reconcile state machine';
+
 export function approvalMessage(id: string, approvals: readonly PolicyApproval[]): string {
   const held = approvals.map((a) => `${a.operation} requires approval (${a.rule}): ${a.reason}`);
-  return `${held.join('; ')}; approve it with: ${approveCommand(id)} (or deny it with: ${denyCommand(id)})`;
+  // Approving is calling SendTaskSuccess with the wait's token: IAM decides who can (docs/deploy.md).
+  return `${held.join('; ')}; approve it with: ${approveCommand(id)} (or deny it with: ${denyCommand(id)})${WHO_MAY_APPROVE}`;
 }
 
 /** Ready and Synced False and AwaitingApproval True, all for the reason ApprovalRequired. */

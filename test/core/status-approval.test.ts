@@ -27,7 +27,7 @@ const held = applyOutcome(
 describe('ApprovalRequired', () => {
   it('names the operation, the rule, its reason and the command', () => {
     expect(message).toBe(
-      'delete cluster platform-prod requires approval (production-deletion-approval): cluster platform-prod is production; approve it with: cloudorch approve platform/prod-main (or deny it with: cloudorch deny platform/prod-main --reason ...)',
+      'delete cluster platform-prod requires approval (production-deletion-approval): cluster platform-prod is production; approve it with: cloudorch approve platform/prod-main (or deny it with: cloudorch deny platform/prod-main --reason ...); who may approve: whoever is allowed states:SendTaskSuccess on the Reconcile state machine',
     );
     // Ids without a namespace live in `default`.
     expect(approveCommand('prod-main')).toBe('cloudorch approve default/prod-main');

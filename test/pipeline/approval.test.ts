@@ -36,7 +36,7 @@ describe('pipeline scenarios: approval required', () => {
     const st = held.status;
     expect(st).toMatchObject({ ready: false, synced: false });
     const message =
-      'delete cluster prod-delete requires approval (production-deletion-approval): cluster prod-delete is production (tag environment=production): deleting it destroys it and everything running on it; approve it with: cloudorch approve team/prod-delete (or deny it with: cloudorch deny team/prod-delete --reason ...)';
+      'delete cluster prod-delete requires approval (production-deletion-approval): cluster prod-delete is production (tag environment=production): deleting it destroys it and everything running on it; approve it with: cloudorch approve team/prod-delete (or deny it with: cloudorch deny team/prod-delete --reason ...); who may approve: whoever is allowed states:SendTaskSuccess on the Reconcile state machine';
     expect(condition(st, 'AwaitingApproval')).toMatchObject({
       status: 'True',
       reason: 'ApprovalRequired',
@@ -125,7 +125,7 @@ describe('pipeline scenarios: approval required', () => {
     });
     const held = await waiting(h, id);
     expect(condition(held.status, 'AwaitingApproval')?.message).toMatch(
-      /^replace node group \S+ requires approval \(production-replacement-approval\): .*; approve it with: cloudorch approve team\/prod-replace \(or deny it with: cloudorch deny team\/prod-replace --reason \.\.\.\)$/,
+      /^replace node group \S+ requires approval \(production-replacement-approval\): .*; approve it with: cloudorch approve team\/prod-replace \(or deny it with: cloudorch deny team\/prod-replace --reason \.\.\.\); who may approve: .*$/,
     );
 
     await applyAndSettle(h, id, base);
