@@ -4,12 +4,14 @@
  * `deploy/rollout-crd.yaml` is rollout-crd.ts's; a test checks both.
  * Regenerate both with `npx tsx bridge/crd.ts`.
  */
+
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { specJsonSchema } from '../lambdas/core/spec/schema.js';
-import { CRD_NAME, GROUP, KIND, PLURAL, SINGULAR, VERSION } from './constants.js';
+import { CRD_NAME, KIND, PLURAL, SINGULAR } from './constants.js';
+import { crdDocument } from './crd-document.js';
 import { ROLLOUT_CRD_FILE, renderRolloutCrd } from './rollout-crd.js';
 import { toStructural } from './structural.js';
 
@@ -140,38 +142,16 @@ export const PRINTER_COLUMNS = [
 ] as const;
 
 export function buildCrd(): Json {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: CRD_NAME },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { kind: KIND, listKind: `${KIND}List`, plural: PLURAL, singular: SINGULAR, shortNames: ['cc'] },
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: PRINTER_COLUMNS,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              required: ['spec'],
-              properties: {
-                apiVersion: str,
-                kind: str,
-                metadata: { type: 'object' },
-                spec: toStructural(specJsonSchema()),
-                status: statusSchema,
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
+  return crdDocument({
+    name: CRD_NAME,
+    kind: KIND,
+    plural: PLURAL,
+    singular: SINGULAR,
+    shortName: 'cc',
+    printerColumns: PRINTER_COLUMNS,
+    spec: toStructural(specJsonSchema()),
+    status: statusSchema,
+  });
 }
 
 export const CRD_FILE = join(dirname(fileURLToPath(import.meta.url)), 'deploy', 'crd.yaml');

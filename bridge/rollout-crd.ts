@@ -3,19 +3,14 @@
  * the same structural conversion as the CloudCluster CRD. `deploy/rollout-crd.yaml` is this output;
  * a test checks that. `npx tsx bridge/crd.ts` regenerates both CRDs.
  */
+
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { rolloutSpecSchema } from '../lambdas/core/rollout/schema.js';
-import {
-  GROUP,
-  ROLLOUT_CRD_NAME,
-  ROLLOUT_KIND,
-  ROLLOUT_PLURAL,
-  ROLLOUT_SINGULAR,
-  VERSION,
-} from './constants.js';
+import { ROLLOUT_CRD_NAME, ROLLOUT_KIND, ROLLOUT_PLURAL, ROLLOUT_SINGULAR } from './constants.js';
+import { crdDocument } from './crd-document.js';
 import { type Json, toStructural } from './structural.js';
 
 const str = { type: 'string' };
@@ -115,44 +110,16 @@ export function rolloutSpecJsonSchema(): Json {
 }
 
 export function buildRolloutCrd(): Json {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: ROLLOUT_CRD_NAME },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: {
-        kind: ROLLOUT_KIND,
-        listKind: `${ROLLOUT_KIND}List`,
-        plural: ROLLOUT_PLURAL,
-        singular: ROLLOUT_SINGULAR,
-        shortNames: ['cro'],
-      },
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: ROLLOUT_PRINTER_COLUMNS,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              required: ['spec'],
-              properties: {
-                apiVersion: str,
-                kind: str,
-                metadata: { type: 'object' },
-                spec: toStructural(rolloutSpecJsonSchema()),
-                status: rolloutStatusSchema,
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
+  return crdDocument({
+    name: ROLLOUT_CRD_NAME,
+    kind: ROLLOUT_KIND,
+    plural: ROLLOUT_PLURAL,
+    singular: ROLLOUT_SINGULAR,
+    shortName: 'cro',
+    printerColumns: ROLLOUT_PRINTER_COLUMNS,
+    spec: toStructural(rolloutSpecJsonSchema()),
+    status: rolloutStatusSchema,
+  });
 }
 
 export const ROLLOUT_CRD_FILE = join(dirname(fileURLToPath(import.meta.url)), 'deploy', 'rollout-crd.yaml');

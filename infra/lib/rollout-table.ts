@@ -10,10 +10,10 @@
  * - No stream and no TTL: nothing reacts to these writes, and locks are given back by the rollout
  *   that holds them, never by expiry.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { KEY_ATTRIBUTE } from './capabilities.js';
+import { keyedTable } from './table.js';
 
 export interface RolloutTableProps {
   /** @default RemovalPolicy.RETAIN (rollouts and their locks outlive the stack; deletion protection is on too) */
@@ -25,14 +25,6 @@ export class RolloutTable extends Construct {
 
   constructor(scope: Construct, id: string, props: RolloutTableProps = {}) {
     super(scope, id);
-    this.table = new dynamodb.TableV2(this, 'Table', {
-      partitionKey: { name: KEY_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
-      billing: dynamodb.Billing.onDemand(),
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // As the desired-state table: AWS-managed KMS key, key use visible in CloudTrail.
-      encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
-      deletionProtection: true,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-    });
+    this.table = keyedTable(this, props.removalPolicy ? { removalPolicy: props.removalPolicy } : {});
   }
 }

@@ -13,21 +13,35 @@ export interface DesiredStateTableProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
+/**
+ * CloudOrch's keyed tables alike (desired state, rollouts): key `id`, on demand, point-in-time
+ * recovery, the AWS-managed KMS key (key use visible in CloudTrail, no key to manage), deletion
+ * protection, RETAIN unless told otherwise; a stream only where something reacts to the writes.
+ */
+export function keyedTable(
+  scope: Construct,
+  props: { readonly removalPolicy?: RemovalPolicy; readonly stream?: dynamodb.StreamViewType },
+): dynamodb.TableV2 {
+  return new dynamodb.TableV2(scope, 'Table', {
+    partitionKey: { name: KEY_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
+    billing: dynamodb.Billing.onDemand(),
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
+    deletionProtection: true,
+    ...(props.stream ? { dynamoStream: props.stream } : {}),
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+  });
+}
+
 export class DesiredStateTable extends Construct {
   readonly table: dynamodb.TableV2;
 
   constructor(scope: Construct, id: string, props: DesiredStateTableProps = {}) {
     super(scope, id);
-    this.table = new dynamodb.TableV2(this, 'Table', {
-      partitionKey: { name: KEY_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
-      billing: dynamodb.Billing.onDemand(),
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // AWS-managed KMS key: encrypted at rest with key use visible in CloudTrail, no key to manage.
-      encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
-      deletionProtection: true,
-      // on-change needs both images to tell a spec change from a status write.
-      dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    // on-change needs both images to tell a spec change from a status write.
+    this.table = keyedTable(this, {
+      ...(props.removalPolicy ? { removalPolicy: props.removalPolicy } : {}),
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
   }
 
