@@ -20,6 +20,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { OMITTED_POLICY_BUILTINS } from '../infra/bundling/function-bundling.mjs';
 import { domainError } from '../lambdas/core/errors.js';
 import { parseBundle } from '../lambdas/policy/bundle.js';
 import { PolicyBuildError } from '../lambdas/policy/errors.js';
@@ -135,8 +136,9 @@ async function opaOut(opa: string, args: string[], cwd?: string): Promise<string
 }
 
 /**
- * OPA's own capabilities restricted to the built-ins the npm wasm SDK implements: a policy calling
- * anything else fails to build instead of failing at evaluation time.
+ * OPA's own capabilities restricted to the built-ins the npm wasm SDK implements, less those the
+ * policy function's bundle leaves out (the yaml.* built-ins: OMITTED_POLICY_BUILTINS): a policy
+ * calling anything else fails to build instead of failing at evaluation time.
  */
 async function wasmCapabilities(opa: string, outDir: string): Promise<string> {
   const current = JSON.parse(await opaOut(opa, ['capabilities', '--current'])) as {
@@ -148,6 +150,7 @@ async function wasmCapabilities(opa: string, outDir: string): Promise<string> {
     builtins: { name: string }[];
   };
   const supported = new Set(sdk.builtins.map((b) => b.name));
+  for (const name of OMITTED_POLICY_BUILTINS) supported.delete(name);
   const path = join(outDir, 'capabilities.json');
   await writeFile(
     path,

@@ -6,9 +6,9 @@
  * copy may be older), and source maps made portable by portable-sourcemap.mjs.
  *
  * Code splitting: the entry becomes `index.mjs` plus chunk files. What the handler's module imports
- * statically is loaded with it (shared chunks), and what sits behind a dynamic `import()` (the SDK's
- * credential providers other than the environment's, with their STS and SSO clients; the store's
- * spec writer) is a chunk loaded only when that code runs. In one file, esbuild keeps that code in
+ * statically is loaded with it (shared chunks), and what sits behind a dynamic `import()` (the STS
+ * client of the EKS functions' assumed roles; the store's spec writer) is a chunk loaded only when
+ * that code runs. In one file, esbuild keeps that code in
  * the bundle and Node compiles all of it at load. NodejsFunction only writes one file, so its
  * afterBundling hook rebuilds the entry with build-function.mjs (as prepack does).
  */
@@ -48,6 +48,25 @@ export const BUILTIN_SHIMS = Object.freeze(
   ),
 );
 
+/**
+ * OPA built-ins the wasm SDK implements in JavaScript that the policy function leaves out. They are
+ * its only use of the `yaml` library (v1, CommonJS, about 84 KiB evaluated at every cold start of
+ * the policy function), which is aliased to a module that throws. policies/build.ts builds with
+ * capabilities without them, so no policy that calls one compiles.
+ */
+export const OMITTED_POLICY_BUILTINS = Object.freeze(['yaml.is_valid', 'yaml.marshal', 'yaml.unmarshal']);
+
+/**
+ * Modules the Lambda bundles replace: the SDK's default credential chain by the environment's
+ * provider (env-credentials.mjs: Lambda gives credentials there), the credential providers package
+ * by the one provider the functions use (assume-role-credentials.mjs), and `yaml` (see above).
+ */
+export const LAMBDA_REPLACEMENTS = Object.freeze({
+  '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.mjs',
+  '@aws-sdk/credential-providers': './infra/bundling/assume-role-credentials.mjs',
+  yaml: './infra/bundling/no-yaml.cjs',
+});
+
 /** NodejsFunction `bundling` options (enum members are these strings). */
 export const FUNCTION_BUNDLING = Object.freeze({
   minify: true,
@@ -59,7 +78,7 @@ export const FUNCTION_BUNDLING = Object.freeze({
   externalModules: Object.freeze([]),
   banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
   // Resolved from the project root, where both the construct and prepack run esbuild.
-  alias: BUILTIN_SHIMS,
+  alias: Object.freeze({ ...BUILTIN_SHIMS, ...LAMBDA_REPLACEMENTS }),
   // Sizes are checked by the bundle budget test; esbuild's size warnings are noise here.
   logLevel: 'error',
 });

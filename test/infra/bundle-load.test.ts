@@ -4,8 +4,9 @@
  * Node's whole fetch implementation), carries zod only as zod/mini (classic zod's chainable API is
  * about 94 KiB to compile at every cold start) with its English locale and no other, and the pure
  * planner no zod;
- * code behind a dynamic import (credential providers Lambda never runs, the spec writer) is a chunk
- * the cold load does not read. Built with the options the construct and prepack use.
+ * code behind a dynamic import (the STS client of assumed roles, the spec writer) is a chunk the cold
+ * load does not read; the SDK's credential chain is the environment's provider alone, and the policy
+ * function carries no yaml library. Built with the options the construct and prepack use.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,7 +17,12 @@ import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildFunction } from '../../infra/bundling/build-function.mjs';
-import { BUILTIN_SHIMS, esbuildOptions, FUNCTION_OUTFILE } from '../../infra/bundling/function-bundling.mjs';
+import {
+  BUILTIN_SHIMS,
+  esbuildOptions,
+  FUNCTION_OUTFILE,
+  LAMBDA_REPLACEMENTS,
+} from '../../infra/bundling/function-bundling.mjs';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 
@@ -72,6 +78,13 @@ const ON_DEMAND = [
   /node_modules\/@aws-sdk\/nested-clients\//,
   /node_modules\/@aws-sdk\/credential-provider-(?:ini|sso|login|http|process|web-identity)\//,
   /node_modules\/@smithy\/credential-provider-imds\//,
+];
+
+/** Credential providers no bundle holds at all: the environment's is the one Lambda uses. */
+const NEVER_BUNDLED = [
+  /node_modules\/@aws-sdk\/credential-provider-(?:node|ini|sso|login|http|process|web-identity)\//,
+  /node_modules\/@smithy\/credential-provider-imds\//,
+  /node_modules\/(?:@open-policy-agent\/opa-wasm\/node_modules\/)?yaml\//,
 ];
 
 /**
@@ -150,6 +163,18 @@ describe('function bundles at load', () => {
         { env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' } },
       );
       expect(stdout.trim()).toBe('function');
+    },
+    60_000,
+  );
+
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
+    '%s holds no credential provider but the environment’s, and no yaml library',
+    async (key) => {
+      const { inputs } = await bundle(key);
+      expect(inputs.filter((f) => NEVER_BUNDLED.some((p) => p.test(f)))).toEqual([]);
+      // The yaml stand-in only where the wasm SDK's yaml built-ins import it.
+      const noYaml = LAMBDA_REPLACEMENTS['yaml']?.replace(/^\.\//, '');
+      expect(inputs.includes(noYaml ?? '?')).toBe(key === 'policy');
     },
     60_000,
   );

@@ -1,0 +1,8 @@
+// `yaml` for the Lambda bundles: see OMITTED_POLICY_BUILTINS in function-bundling.mjs. Only the wasm
+// SDK's yaml.* built-ins import it, and no policy built by policies/build.ts can call them.
+const unavailable = () => {
+  throw new Error(
+    'yaml.* built-ins are not in the policy function: build the bundle with `cloudorch policy build`, whose capabilities leave them out',
+  );
+};
+module.exports = { parse: unavailable, stringify: unavailable };
