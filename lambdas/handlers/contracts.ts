@@ -7,8 +7,8 @@ import type { Observation } from '../core/observation.js';
 import type { DriftItem } from '../core/plan/fields.js';
 import type { Impossible, MutatingOperation, Operation } from '../core/plan/types.js';
 import type { TrackedUpdate } from '../core/provider.js';
+import type { SpecIssue } from '../core/spec/issue.js';
 import type { CloudClusterSpec } from '../core/spec/schema.js';
-import type { SpecIssue } from '../core/spec/validate.js';
 import type { PolicyApproval, PolicyViolation } from '../core/status.js';
 import type { ApprovalEnd } from '../core/status-approval.js';
 

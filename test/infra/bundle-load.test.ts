@@ -104,6 +104,9 @@ const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
   'reconcileNow',
   // The sweep dispatcher only scans and hands over: the shard run decides.
   'sweep',
+  // They read a rollout's failure policy alone (core/rollout/failure-policy.ts).
+  'rolloutWatch',
+  'rolloutReport',
 ];
 
 /** `import ... from "node:x"`, `import "node:x"` or `import("node:x")` left in the output. */

@@ -5,7 +5,7 @@
  */
 import '../zod-locale.js';
 import * as z from 'zod/mini';
-import type { SpecIssue } from '../spec/validate.js';
+import type { SpecIssue } from '../spec/issue.js';
 
 /**
  * `spec.stages[1].maxConcurrency`; a key that is not an identifier is quoted: `labels["a/b"]`.

@@ -5,7 +5,7 @@
 import { type Labels, validateLabels } from '../labels.js';
 import { API_VERSION } from '../manifest.js';
 import { isDnsLabel } from '../record-id.js';
-import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/validate.js';
+import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/issue.js';
 import { fieldOf } from './issues.js';
 import { type RolloutSpec, validateRolloutSpec } from './schema.js';
 

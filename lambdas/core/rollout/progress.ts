@@ -7,7 +7,7 @@
 import { type Condition, ConditionType, getCondition, Reason } from '../conditions.js';
 import { formatDuration } from '../duration.js';
 import type { ClusterStatus } from '../status.js';
-import type { FailurePolicy } from './schema.js';
+import type { FailurePolicy } from './failure-policy.js';
 
 export type ProgressVerdict = 'waiting' | 'watching' | 'healthy' | 'failed';
 

@@ -5,19 +5,15 @@
  */
 import '../zod-locale.js';
 import * as z from 'zod/mini';
-import { durationProblem, parseDuration } from '../duration.js';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';
 import { isDnsLabel, isRecordId } from '../record-id.js';
-import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/validate.js';
+import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/issue.js';
 import { changeSchema } from './change-schema.js';
+import { durationSchema, failurePolicyOrDefaults } from './failure-policy.js';
 import { issueAt, type Parsed, parsedBy, report, strict, toIssues } from './issues.js';
 import { SELECTOR_OPERATORS } from './selector.js';
 
 export const MAX_STAGES = 20;
-/** The longest soak, ready timeout or health window: a rollout is not a scheduler. */
-export const MAX_WAIT_SECONDS = 30 * 86_400;
-/** CloudWatch's limit on alarm names. */
-const ALARM_NAME_MAX = 255;
 
 /** A share of clusters, or of a stage's clusters: 1-100 percent. */
 export interface Percent {
@@ -41,15 +37,6 @@ const maxConcurrencySchema = parsedBy<number | Percent>((input) => {
   const p = percentOf(input);
   return 'value' in p ? p : { problem: 'must be a whole number of at least 1, or a percentage like "50%"' };
 });
-
-/** A duration in whole seconds, `min` and MAX_WAIT_SECONDS inclusive. */
-const durationSchema = (min: number) =>
-  parsedBy<number>((input) => {
-    const problem = durationProblem(input, MAX_WAIT_SECONDS);
-    if (problem) return { problem };
-    const seconds = parseDuration(input as string) ?? 0;
-    return seconds < min ? { problem: `must be at least ${min}s` } : { value: seconds };
-  });
 
 const labelMapSchema = z.record(z.string(), z.string({ error: 'label values must be strings' }), {
   error: 'matchLabels must be a map of labels',
@@ -151,42 +138,6 @@ const stageSchema = z.pipe(
   z.transform(({ soak, ...rest }) => ({ ...rest, soakSeconds: soak })),
 );
 
-const failurePolicySchema = z.pipe(
-  strict(
-    {
-      maxFailures: z._default(
-        z
-          .number({ error: 'maxFailures must be a number' })
-          .check(
-            z.int({ error: 'maxFailures must be a whole number' }),
-            z.minimum(0, { error: 'maxFailures must be at least 0' }),
-          ),
-        0,
-      ),
-      readyTimeout: z.prefault(durationSchema(1), '1h'),
-      healthWindow: z.prefault(durationSchema(0), '5m'),
-      alarms: z._default(
-        z.array(
-          z
-            .string({ error: 'alarm names must be strings' })
-            .check(
-              z.minLength(1, { error: 'an alarm name must not be empty' }),
-              z.maxLength(ALARM_NAME_MAX, { error: `alarm names are at most ${ALARM_NAME_MAX} characters` }),
-            ),
-          { error: 'alarms must be a list of CloudWatch alarm names' },
-        ),
-        [],
-      ),
-    },
-    'failurePolicy',
-  ),
-  z.transform(({ readyTimeout, healthWindow, ...rest }) => ({
-    ...rest,
-    readyTimeoutSeconds: readyTimeout,
-    healthWindowSeconds: healthWindow,
-  })),
-);
-
 export const rolloutSpecSchema = strict(
   {
     selector: z.optional(selectorSchema),
@@ -198,7 +149,7 @@ export const rolloutSpecSchema = strict(
         z.minLength(1, { error: 'stages must list at least one stage' }),
         z.maxLength(MAX_STAGES, { error: `at most ${MAX_STAGES} stages` }),
       ),
-    failurePolicy: z.prefault(failurePolicySchema, {}),
+    failurePolicy: failurePolicyOrDefaults,
   },
   'a rollout spec',
 ).check(z.superRefine((s, ctx) => checkRollout(s, report(ctx, s))));
@@ -233,7 +184,6 @@ export type RolloutSpec = z.output<typeof rolloutSpecSchema>;
 /** What a user may write. */
 export type RolloutSpecInput = z.input<typeof rolloutSpecSchema>;
 export type RolloutStage = RolloutSpec['stages'][number];
-export type FailurePolicy = RolloutSpec['failurePolicy'];
 
 export type RolloutSpecResult = { ok: true; spec: RolloutSpec } | { ok: false; issues: SpecIssue[] };
 

@@ -3,7 +3,7 @@
  * are pure: they return a new status and never touch the one given.
  */
 import { InternalError } from '../errors.js';
-import type { FailurePolicy } from './schema.js';
+import type { FailurePolicy } from './failure-policy.js';
 import type { PlannedStage } from './stages.js';
 
 export type RolloutPhase =

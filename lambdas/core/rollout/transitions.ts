@@ -3,7 +3,7 @@
  * rollout step reads the record, applies one of these and writes it back under a version condition.
  * The phase is derived from what the stages say wherever it can be, so it cannot disagree with them.
  */
-import type { FailurePolicy } from './schema.js';
+import type { FailurePolicy } from './failure-policy.js';
 import type { PlannedStage } from './stages.js';
 import {
   type ClusterPatch,

@@ -1,5 +1,7 @@
 /** Reading a rollout record for a step, and the errors a rollout step names. */
-import { domainError, NotFoundError } from '../../core/errors.js';
+import { domainError, NotFoundError, PermanentError } from '../../core/errors.js';
+import { type FailurePolicy, failurePolicyOf as validatePolicy } from '../../core/rollout/failure-policy.js';
+import { formatIssues } from '../../core/spec/issue.js';
 import type { RolloutRecord, RolloutStore } from '../../store/rollouts.js';
 
 /** A cluster the rollout selects is held by another rollout that has not finished. */
@@ -24,4 +26,21 @@ export async function readRollout(rollouts: RolloutStore, id: string): Promise<R
       remediation: 'Apply the CloudRollout, then start it again.',
     });
   return rec;
+}
+
+/**
+ * The failure policy of a rollout's spec: all the watch and report steps read of it. The whole spec
+ * was validated when it was written and again by the plan step; a record changed behind their backs
+ * is named with its field.
+ */
+export function failurePolicyOf(id: string, spec: unknown): FailurePolicy {
+  const v = validatePolicy(spec);
+  if (!v.ok)
+    throw new PermanentError(
+      `rollout ${id}: its failurePolicy no longer validates: ${formatIssues(v.issues)}`,
+      {
+        remediation: 'Apply a valid rollout.',
+      },
+    );
+  return v.policy;
 }

@@ -3,8 +3,6 @@
  * token a stage waits on), soaks on the reconciler's clock, a cluster failure the state machine
  * caught, completion and failure. It notifies when a rollout waits for approval, halts or completes.
  */
-import { PermanentError } from '../../core/errors.js';
-import { validateRolloutSpec } from '../../core/rollout/schema.js';
 import type { RolloutStatus } from '../../core/rollout/status.js';
 import {
   approvalRequested,
@@ -21,7 +19,7 @@ import type { RolloutRecord } from '../../store/rollouts.js';
 import { depsOf } from '../deps.js';
 import { emit, METRIC } from '../telemetry.js';
 import type { CaughtStepError, GateOutput, ReportInput, SoakOutput } from './contracts.js';
-import { readRollout } from './read.js';
+import { failurePolicyOf, readRollout } from './read.js';
 
 const finished = (s: RolloutStatus, stage: string) =>
   s.stages.find((x) => x.name === stage)?.state === 'succeeded';
@@ -29,12 +27,7 @@ const finished = (s: RolloutStatus, stage: string) =>
 type Deps = ReturnType<typeof depsOf<'rolloutReport'>>;
 
 function policyOf(rec: RolloutRecord) {
-  const v = validateRolloutSpec(rec.spec);
-  if (!v.ok)
-    throw new PermanentError(`rollout ${rec.id}: its spec no longer validates`, {
-      remediation: 'Apply a valid rollout.',
-    });
-  return v.spec.failurePolicy;
+  return failurePolicyOf(rec.id, rec.spec);
 }
 
 /** The message a caught error carries: the step's envelope message when there is one. */

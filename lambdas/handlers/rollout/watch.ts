@@ -4,25 +4,18 @@
  * that takes the failures past the policy's allowance halts the rollout, and so does any of the
  * policy's CloudWatch alarms in ALARM.
  */
-import { PermanentError } from '../../core/errors.js';
 import { clusterProgress } from '../../core/rollout/progress.js';
-import { validateRolloutSpec } from '../../core/rollout/schema.js';
 import { clusterFailed, clusterSucceeded, haltFor, withCluster } from '../../core/rollout/transitions.js';
 import { depsOf } from '../deps.js';
 import { emit, METRIC } from '../telemetry.js';
 import type { ClusterRun, WatchInput } from './contracts.js';
-import { readRollout } from './read.js';
+import { failurePolicyOf, readRollout } from './read.js';
 
 export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
   const { rollouts, store, alarms, now } = depsOf('rolloutWatch');
   if (input.run.state !== 'started') return input.run;
   const rec = await readRollout(rollouts, input.id);
-  const spec = validateRolloutSpec(rec.spec);
-  if (!spec.ok)
-    throw new PermanentError(`rollout ${rec.id}: its spec no longer validates`, {
-      remediation: 'Apply a valid rollout.',
-    });
-  const policy = spec.spec.failurePolicy;
+  const policy = failurePolicyOf(rec.id, rec.spec);
   const firing = policy.alarms.length > 0 ? await alarms.inAlarm(policy.alarms) : [];
   if (firing.length > 0) {
     const reason = `alarm ${firing.join(', ')} is in ALARM`;

@@ -7,7 +7,7 @@
  */
 import { formatDuration } from '../../../lambdas/core/duration.js';
 import type { CloudClusterManifest } from '../../../lambdas/core/manifest.js';
-import type { FailurePolicy } from '../../../lambdas/core/rollout/schema.js';
+import type { FailurePolicy } from '../../../lambdas/core/rollout/failure-policy.js';
 import type { PlannedStage } from '../../../lambdas/core/rollout/stages.js';
 import type { EnginePolicy } from '../../../lambdas/handlers/clients/policy.js';
 import { type Output, paint } from '../format.js';

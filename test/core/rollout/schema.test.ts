@@ -1,5 +1,6 @@
 /** The CloudRollout spec: defaults, and every refusal naming its field. Each case says why it exists. */
 import { describe, expect, it } from 'vitest';
+import { failurePolicyOf } from '../../../lambdas/core/rollout/failure-policy.js';
 import { validateRolloutSpec } from '../../../lambdas/core/rollout/schema.js';
 import { rolloutInput } from './support/rollout.js';
 
@@ -262,5 +263,27 @@ describe('validateRolloutSpec: refusals', () => {
     expect(issues).toEqual([
       expect.objectContaining({ field: 'spec.selector.matchLabels.__proto__', rule: 'reserved_key' }),
     ]);
+  });
+});
+
+describe('failurePolicyOf: the policy alone, as the watch and report steps read it', () => {
+  it('is the policy the whole spec validates to, defaults included', () => {
+    for (const over of [
+      {},
+      { failurePolicy: { maxFailures: 2, readyTimeout: '30m', alarms: ['api-5xx'] } },
+    ]) {
+      const whole = validateRolloutSpec(rolloutInput(over));
+      const alone = failurePolicyOf(rolloutInput(over));
+      expect(alone).toEqual({ ok: true, policy: whole.ok && whole.spec.failurePolicy });
+    }
+    expect(failurePolicyOf(undefined)).toEqual(failurePolicyOf({}));
+  });
+
+  it('names the field it refuses, the same way the whole spec does', () => {
+    for (const [, over, field, rule] of BAD.filter(([, o]) => 'failurePolicy' in o)) {
+      const r = failurePolicyOf(rolloutInput(over));
+      const issue = r.ok ? undefined : r.issues.find((i) => i.field === field);
+      expect(issue?.message).toMatch(rule);
+    }
   });
 });
