@@ -30,10 +30,15 @@ const LAMBDA_ENV = {
 
 const pascal = (k: string) => k[0]!.toUpperCase() + k.slice(1);
 
-async function loadMs(file: string): Promise<number> {
+async function loadMs(file: string, nodeOptions: string | undefined): Promise<number> {
   const code = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(performance.now() - t);`;
   const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', code], {
-    env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENV },
+    // NODE_OPTIONS as the stack sets it for the function (--enable-source-maps), so the load is the deployed one.
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...LAMBDA_ENV,
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+    },
     timeout: 30_000,
   });
   return Number(stdout.trim().split('\n').pop());
@@ -60,7 +65,13 @@ async function main(): Promise<void> {
     });
     console.log(`cdk synth in ${fmt.s(performance.now() - t0)}`);
     const template = JSON.parse(await readFile(join(out, 'CloudOrch.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }>;
+      Resources: Record<
+        string,
+        {
+          Type: string;
+          Properties: { Code?: { S3Key?: string }; Environment?: { Variables?: Record<string, unknown> } };
+        }
+      >;
     };
     const rows = [['function', 'memory', 'code', 'gzip', 'read at load', 'load median', 'load max']];
     let total = 0;
@@ -69,6 +80,7 @@ async function main(): Promise<void> {
         ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(`CloudOrchFunctions${pascal(key)}`),
       );
       const hash = logical?.[1].Properties.Code?.S3Key?.replace(/\.zip$/, '');
+      const nodeOptions = logical?.[1].Properties.Environment?.Variables?.['NODE_OPTIONS'];
       if (!hash) throw new Error(`no bundle for ${key} in the synthesized template`);
       const dir = join(out, `asset.${hash}`);
       const file = join(dir, 'index.mjs');
@@ -82,7 +94,8 @@ async function main(): Promise<void> {
       total += bytes;
       const samples: number[] = [];
       // Sequential: parallel cold starts on 2 cores would measure contention, not loading.
-      for (let i = 0; i < runs; i++) samples.push(await loadMs(file));
+      for (let i = 0; i < runs; i++)
+        samples.push(await loadMs(file, typeof nodeOptions === 'string' ? nodeOptions : undefined));
       const s = summarize(samples);
       rows.push([
         key,
@@ -97,7 +110,8 @@ async function main(): Promise<void> {
     console.log(table(rows));
     console.log(
       `${Object.keys(FUNCTIONS).length} bundles, ${fmt.kib(total)} in total; load = import() of the bundle in a fresh node ` +
-        `process (${runs} each), before any handler runs; Lambda's own init (runtime start, code download) is not included`,
+        `process (${runs} each) with the function's NODE_OPTIONS, before any handler runs; Lambda's own init (runtime ` +
+        'start, code download) is not included',
     );
   } finally {
     await rm(out, { recursive: true, force: true });

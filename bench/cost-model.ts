@@ -352,7 +352,7 @@ function printMonth(d: Day, perCheck: Counts): void {
     `per cluster-month: ${FLEETS.map((n) => `${fmt.int(n)}: ${fmt.usd(monthly(oursPerMonth(n, d)) / n)}`).join(', ')}`,
   );
   console.log(
-    'not included: EKS itself ($0.10 per cluster-hour), CloudWatch metrics, dashboard and alarms ($14.90 fixed, docs/deploy.md), logs; ' +
+    'not included: EKS itself ($0.10 per cluster-hour), CloudWatch metrics, dashboard and alarms ($16.60 fixed, docs/deploy.md), logs; ' +
       'EKS API calls are not billed but count against EKS throttling',
   );
 }
