@@ -94,8 +94,11 @@ async function main(): Promise<void> {
       total += bytes;
       const samples: number[] = [];
       // Sequential: parallel cold starts on 2 cores would measure contention, not loading.
-      for (let i = 0; i < runs; i++)
-        samples.push(await loadMs(file, typeof nodeOptions === 'string' ? nodeOptions : undefined));
+      if (nodeOptions !== undefined && typeof nodeOptions !== 'string')
+        throw new Error(
+          `${key}: NODE_OPTIONS in the template is not a plain string, so the bench cannot set it`,
+        );
+      for (let i = 0; i < runs; i++) samples.push(await loadMs(file, nodeOptions));
       const s = summarize(samples);
       rows.push([
         key,

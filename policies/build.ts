@@ -20,8 +20,8 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { OMITTED_POLICY_BUILTINS } from '../infra/bundling/function-bundling.mjs';
 import { domainError } from '../lambdas/core/errors.js';
+import { OMITTED_BUILTINS } from '../lambdas/policy/builtins.js';
 import { parseBundle } from '../lambdas/policy/bundle.js';
 import { PolicyBuildError } from '../lambdas/policy/errors.js';
 
@@ -113,9 +113,10 @@ async function sourceFiles(dir: string, root = dir): Promise<string[]> {
   return out.sort();
 }
 
-/** Hash over the names and contents of everything that goes into the bundle. */
+/** Hash over the names and contents of everything that goes into the bundle, and its capabilities' exclusions. */
 export async function sourceRevision(policiesDir: string = POLICY_DIR): Promise<string> {
-  const h = createHash('sha256');
+  // The built-ins left out of the capabilities shape the bundle too: a change to them rebuilds it.
+  const h = createHash('sha256').update(JSON.stringify(OMITTED_BUILTINS)).update('\0');
   for (const f of await sourceFiles(policiesDir)) {
     h.update(f)
       .update('\0')
@@ -137,7 +138,7 @@ async function opaOut(opa: string, args: string[], cwd?: string): Promise<string
 
 /**
  * OPA's own capabilities restricted to the built-ins the npm wasm SDK implements, less those the
- * policy function's bundle leaves out (the yaml.* built-ins: OMITTED_POLICY_BUILTINS): a policy
+ * policy function's bundle leaves out (the yaml.* built-ins: OMITTED_BUILTINS): a policy
  * calling anything else fails to build instead of failing at evaluation time.
  */
 async function wasmCapabilities(opa: string, outDir: string): Promise<string> {
@@ -150,7 +151,7 @@ async function wasmCapabilities(opa: string, outDir: string): Promise<string> {
     builtins: { name: string }[];
   };
   const supported = new Set(sdk.builtins.map((b) => b.name));
-  for (const name of OMITTED_POLICY_BUILTINS) supported.delete(name);
+  for (const name of OMITTED_BUILTINS) supported.delete(name);
   const path = join(outDir, 'capabilities.json');
   await writeFile(
     path,

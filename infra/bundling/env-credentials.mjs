@@ -11,7 +11,7 @@
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 
 const REMEDIATION =
-  'a CloudOrch Lambda bundle reads credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY ' +
+  'A CloudOrch Lambda bundle reads credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY ' +
   '(and AWS_SESSION_TOKEN), which Lambda sets for the function role; run it in Lambda, or set them';
 
 /** The name and signature every SDK client's runtime config imports (`credentialDefaultProvider`). */

@@ -14,7 +14,6 @@ export declare const FUNCTION_BUNDLING: {
   readonly alias: Readonly<Record<string, string>>;
 };
 export declare const BUILTIN_SHIMS: Readonly<Record<string, string>>;
-export declare const OMITTED_POLICY_BUILTINS: readonly string[];
 export declare const LAMBDA_REPLACEMENTS: Readonly<Record<string, string>>;
 export declare const FUNCTION_OUTFILE: 'index.mjs';
 export declare const BUILD_FUNCTION: 'infra/bundling/build-function.mjs';

@@ -37,8 +37,8 @@ const BUILTINS = Object.freeze([
  * built-in makes Node build its module facade, reading every export, getters included:
  * `node:http` then loads the whole fetch implementation (undici, behind http.WebSocket),
  * `node:process` opens stdin, stdout and stderr, `node:crypto` webcrypto. Read as CommonJS, an export
- * is read when used, and a module imported only by code that runs later (the SDK's credential
- * providers, behind dynamic imports) loads then. An alias also catches subpaths (with `node:fs`
+ * is read when used, and a module imported only by code that runs later (the STS client of assumed
+ * roles, behind a dynamic import) loads then. An alias also catches subpaths (with `node:fs`
  * alone, `node:fs/promises` would become a path inside the shim), so a new subpath gets its own
  * entry: esbuild fails naming the alias until it has one.
  */
@@ -49,17 +49,11 @@ export const BUILTIN_SHIMS = Object.freeze(
 );
 
 /**
- * OPA built-ins the wasm SDK implements in JavaScript that the policy function leaves out. They are
- * its only use of the `yaml` library (v1, CommonJS, about 84 KiB evaluated at every cold start of
- * the policy function), which is aliased to a module that throws. policies/build.ts builds with
- * capabilities without them, so no policy that calls one compiles.
- */
-export const OMITTED_POLICY_BUILTINS = Object.freeze(['yaml.is_valid', 'yaml.marshal', 'yaml.unmarshal']);
-
-/**
  * Modules the Lambda bundles replace: the SDK's default credential chain by the environment's
  * provider (env-credentials.mjs: Lambda gives credentials there), the credential providers package
- * by the one provider the functions use (assume-role-credentials.mjs), and `yaml` (see above).
+ * by the one provider the functions use (assume-role-credentials.mjs), and `yaml`, which the wasm
+ * SDK's yaml.* built-ins alone import and no policy may call (lambdas/policy/builtins.ts): it is about
+ * 84 KiB of CommonJS evaluated at every cold start of the policy function.
  */
 export const LAMBDA_REPLACEMENTS = Object.freeze({
   '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.mjs',

@@ -1,4 +1,4 @@
-// `yaml` for the Lambda bundles: see OMITTED_POLICY_BUILTINS in function-bundling.mjs. Only the wasm
+// `yaml` for the Lambda bundles: see LAMBDA_REPLACEMENTS in function-bundling.mjs and lambdas/policy/builtins.ts. Only the wasm
 // SDK's yaml.* built-ins import it, and no policy built by policies/build.ts can call them.
 const unavailable = () => {
   throw new Error(

@@ -9,6 +9,7 @@
  */
 import { type LoadedPolicy, loadPolicy } from '@open-policy-agent/opa-wasm';
 import type { PolicyDecision, PolicyInput } from '../core/policy-input.js';
+import { builtinsOf, OMITTED_BUILTINS } from './builtins.js';
 import { parseBundle } from './bundle.js';
 import { denyDecision, ENGINE_RULES, parseDecision } from './decision.js';
 import { PolicyBundleError } from './errors.js';
@@ -180,6 +181,12 @@ async function prepare(bytes: Uint8Array, version: string, loadedAt: string): Pr
   if (!Object.hasOwn(policy.entrypoints, ENTRYPOINT)) {
     throw new PolicyBundleError(`bundle has no entrypoint ${ENTRYPOINT} (build with -e ${ENTRYPOINT})`);
   }
+  const omitted = builtinsOf(policy).filter((b) => OMITTED_BUILTINS.includes(b));
+  if (omitted.length > 0)
+    throw new PolicyBundleError(
+      `bundle calls ${omitted.join(', ')}, which the policy function does not include; ` +
+        'remove the call and build with `cloudorch policy build`, whose capabilities leave them out',
+    );
   try {
     policy.setData(bundle.data);
   } catch (e) {

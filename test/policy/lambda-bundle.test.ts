@@ -1,10 +1,11 @@
 /**
  * The engine as the policy function bundles it (infra/bundling/function-bundling.mjs: no yaml
  * library, the yaml.* built-ins left out of the capabilities) decides every policy case as the
- * engine run from source does. Built with the functions' options, run in a fresh node.
+ * engine run from source does. Built with the functions' options, run in a fresh node. A bundle
+ * built elsewhere that calls a yaml built-in is refused by the engine, from source as in Lambda.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +14,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildFunction } from '../../infra/bundling/build-function.mjs';
 import { FUNCTION_OUTFILE } from '../../infra/bundling/function-bundling.mjs';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
+import { PolicyEngine } from '../../lambdas/policy/engine.js';
+import { FileBundleSource } from '../../lambdas/policy/sources.js';
+import { findOpa } from '../../policies/build.js';
 import { BUNDLE_PATH, CASES } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cloudorch-policy-lambda-'));
@@ -55,4 +59,23 @@ export async function decideAll(bundle: string, inputs: unknown[]) {
       })),
     ).toEqual(CASES.map((c) => ({ allow: c.allow, rules: [...c.rules].sort() })));
   }, 120_000);
+
+  it('refuses a bundle built elsewhere that calls a yaml built-in, naming the call', async () => {
+    const src = join(dir, 'yaml-policy');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(
+      join(src, 'decision.rego'),
+      'package cloudorch\n\ndecision := {"allow": false, "violations": [], "doc": yaml.unmarshal("a: 1")}\n',
+    );
+    const out = join(dir, 'yaml-bundle.tar.gz');
+    // Plain opa, without CloudOrch's capabilities: what a bundle built elsewhere may hold.
+    await promisify(execFile)(findOpa(), ['build', '-t', 'wasm', '-e', 'cloudorch/decision', '-o', out, src]);
+    expect(readFileSync(out).length).toBeGreaterThan(0);
+    const engine = new PolicyEngine({ source: new FileBundleSource(out) });
+    await engine.ready();
+    expect(engine.health().status).toBe('degraded');
+    expect(engine.health().reason).toMatch(
+      /bundle calls yaml\.unmarshal, which the policy function does not include/,
+    );
+  }, 60_000);
 });

@@ -7,8 +7,8 @@
 import '../zod-locale.js';
 import * as z from 'zod/mini';
 import { durationProblem, parseDuration } from '../duration.js';
-import type { SpecIssue } from '../spec/issue.js';
-import { parsedBy, strict, toIssues } from './issues.js';
+import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/issue.js';
+import { issueAt, parsedBy, strict, toIssues } from './issues.js';
 
 /** The longest soak, ready timeout or health window: a rollout is not a scheduler. */
 export const MAX_WAIT_SECONDS = 30 * 86_400;
@@ -67,15 +67,20 @@ export type FailurePolicy = z.output<typeof failurePolicySchema>;
 
 /**
  * The failure policy of a rollout spec, validated on its own: the watch and report steps read
- * nothing else of the spec. Issues are named from the spec's root (`failurePolicy.alarms`).
+ * nothing else of the spec. Issues are named from the spec's root (`failurePolicy.alarms`); a spec
+ * that is not a mapping is refused, as the whole spec's validation refuses it.
  */
 export function failurePolicyOf(
   spec: unknown,
 ): { ok: true; policy: FailurePolicy } | { ok: false; issues: SpecIssue[] } {
-  const input =
-    typeof spec === 'object' && spec !== null
-      ? { failurePolicy: (spec as { failurePolicy?: unknown }).failurePolicy }
-      : {};
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+    return { ok: false, issues: [issueAt([], 'invalid_type', 'a rollout spec must be a mapping')] };
+  const input = { failurePolicy: (spec as { failurePolicy?: unknown }).failurePolicy };
+  // As for the whole spec: a reserved key is named alone, before zod drops or misreads it.
+  const reserved = reservedKeyPaths(input).map((path) =>
+    issueAt(path, 'reserved_key', reservedKeyMessage(path.at(-1) ?? '')),
+  );
+  if (reserved.length > 0) return { ok: false, issues: reserved };
   const r = z.object({ failurePolicy: failurePolicyOrDefaults }).safeParse(input);
   return r.success
     ? { ok: true, policy: r.data.failurePolicy }

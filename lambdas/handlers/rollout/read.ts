@@ -1,6 +1,6 @@
 /** Reading a rollout record for a step, and the errors a rollout step names. */
 import { domainError, NotFoundError, PermanentError } from '../../core/errors.js';
-import { type FailurePolicy, failurePolicyOf as validatePolicy } from '../../core/rollout/failure-policy.js';
+import { type FailurePolicy, failurePolicyOf } from '../../core/rollout/failure-policy.js';
 import { formatIssues } from '../../core/spec/issue.js';
 import type { RolloutRecord, RolloutStore } from '../../store/rollouts.js';
 
@@ -33,8 +33,8 @@ export async function readRollout(rollouts: RolloutStore, id: string): Promise<R
  * was validated when it was written and again by the plan step; a record changed behind their backs
  * is named with its field.
  */
-export function failurePolicyOf(id: string, spec: unknown): FailurePolicy {
-  const v = validatePolicy(spec);
+export function failurePolicyOrThrow(id: string, spec: unknown): FailurePolicy {
+  const v = failurePolicyOf(spec);
   if (!v.ok)
     throw new PermanentError(
       `rollout ${id}: its failurePolicy no longer validates: ${formatIssues(v.issues)}`,

@@ -19,16 +19,12 @@ import type { RolloutRecord } from '../../store/rollouts.js';
 import { depsOf } from '../deps.js';
 import { emit, METRIC } from '../telemetry.js';
 import type { CaughtStepError, GateOutput, ReportInput, SoakOutput } from './contracts.js';
-import { failurePolicyOf, readRollout } from './read.js';
+import { failurePolicyOrThrow, readRollout } from './read.js';
 
 const finished = (s: RolloutStatus, stage: string) =>
   s.stages.find((x) => x.name === stage)?.state === 'succeeded';
 
 type Deps = ReturnType<typeof depsOf<'rolloutReport'>>;
-
-function policyOf(rec: RolloutRecord) {
-  return failurePolicyOf(rec.id, rec.spec);
-}
 
 /** The message a caught error carries: the step's envelope message when there is one. */
 function causeOf(e: CaughtStepError): string {
@@ -89,7 +85,8 @@ async function awaitApproval(d: Deps, input: Event<'awaitApproval'>): Promise<nu
 
 /** A cluster step failed in a way its iteration caught: the cluster failed, maybe the rollout halts. */
 async function failCluster(d: Deps, input: Event<'clusterFailed'>): Promise<null> {
-  const policy = policyOf(await readRollout(d.rollouts, input.id));
+  const rec = await readRollout(d.rollouts, input.id);
+  const policy = failurePolicyOrThrow(rec.id, rec.spec);
   const reason = causeOf(input.error);
   const now = d.now();
   await d.rollouts.update(
@@ -130,7 +127,7 @@ export async function rolloutReportStep(input: ReportInput): Promise<GateOutput 
     }
     case 'stageEnd': {
       const pre = await readRollout(rollouts, input.id);
-      const policy = policyOf(pre);
+      const policy = failurePolicyOrThrow(pre.id, pre.spec);
       const rec = await update((r) =>
         r.status ? { status: endStage(r.status, input.stage, policy, now()) } : undefined,
       );

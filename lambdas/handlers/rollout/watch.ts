@@ -9,13 +9,13 @@ import { clusterFailed, clusterSucceeded, haltFor, withCluster } from '../../cor
 import { depsOf } from '../deps.js';
 import { emit, METRIC } from '../telemetry.js';
 import type { ClusterRun, WatchInput } from './contracts.js';
-import { failurePolicyOf, readRollout } from './read.js';
+import { failurePolicyOrThrow, readRollout } from './read.js';
 
 export async function rolloutWatchStep(input: WatchInput): Promise<ClusterRun> {
   const { rollouts, store, alarms, now } = depsOf('rolloutWatch');
   if (input.run.state !== 'started') return input.run;
   const rec = await readRollout(rollouts, input.id);
-  const policy = failurePolicyOf(rec.id, rec.spec);
+  const policy = failurePolicyOrThrow(rec.id, rec.spec);
   const firing = policy.alarms.length > 0 ? await alarms.inAlarm(policy.alarms) : [];
   if (firing.length > 0) {
     const reason = `alarm ${firing.join(', ')} is in ALARM`;

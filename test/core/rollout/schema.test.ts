@@ -276,7 +276,18 @@ describe('failurePolicyOf: the policy alone, as the watch and report steps read 
       const alone = failurePolicyOf(rolloutInput(over));
       expect(alone).toEqual({ ok: true, policy: whole.ok && whole.spec.failurePolicy });
     }
-    expect(failurePolicyOf(undefined)).toEqual(failurePolicyOf({}));
+    expect(failurePolicyOf({}).ok).toBe(true);
+  });
+
+  it('refuses a spec that is not a mapping, and a reserved key, as the whole spec does', () => {
+    for (const spec of [undefined, null, 'x', ['x']]) {
+      const r = failurePolicyOf(spec);
+      expect(r.ok ? [] : r.issues.map((i) => [i.field, i.rule])).toEqual([['spec', 'invalid_type']]);
+    }
+    const r = failurePolicyOf(JSON.parse('{"failurePolicy":{"__proto__":{"maxFailures":5}}}'));
+    expect(r.ok ? [] : r.issues.map((i) => [i.field, i.rule])).toEqual([
+      ['spec.failurePolicy.__proto__', 'reserved_key'],
+    ]);
   });
 
   it('names the field it refuses, the same way the whole spec does', () => {
