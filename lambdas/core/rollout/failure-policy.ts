@@ -65,6 +65,9 @@ export const failurePolicyOrDefaults = z.prefault(failurePolicySchema, {});
 
 export type FailurePolicy = z.output<typeof failurePolicySchema>;
 
+/** The one field of a spec the watch and report steps read, built once. */
+const policyOnly = z.object({ failurePolicy: failurePolicyOrDefaults });
+
 /**
  * The failure policy of a rollout spec, validated on its own: the watch and report steps read
  * nothing else of the spec. Issues are named from the spec's root (`failurePolicy.alarms`); a spec
@@ -81,7 +84,7 @@ export function failurePolicyOf(
     issueAt(path, 'reserved_key', reservedKeyMessage(path.at(-1) ?? '')),
   );
   if (reserved.length > 0) return { ok: false, issues: reserved };
-  const r = z.object({ failurePolicy: failurePolicyOrDefaults }).safeParse(input);
+  const r = policyOnly.safeParse(input);
   return r.success
     ? { ok: true, policy: r.data.failurePolicy }
     : { ok: false, issues: toIssues(r.error, input) };
