@@ -16,18 +16,18 @@ import {
   S3BundleSource,
 } from '../lambdas/policy/index.js';
 import { DynamoDesiredStateStore } from '../lambdas/store/dynamo-store.js';
-import { describeError } from './api-errors.js';
 import { FINALIZER } from './constants.js';
 import { EventRecorder, type EventSink, type EventSubject } from './events.js';
 import type { BridgeFlags } from './flags.js';
 import { GenerationMap } from './generations.js';
 import { startHealthServer } from './health.js';
 import { type CheckSources, healthChecks } from './health-checks.js';
-import { CloudClusterInformer } from './informer.js';
+import type { CloudClusterInformer } from './informer.js';
 import { CloudClusterApi } from './kube.js';
 import { LeaderElector } from './leader.js';
 import { type BeforeWrite, Mirror } from './mirror.js';
-import { WorkQueue } from './queue.js';
+import { mirrorLoop } from './mirror-loop.js';
+import type { WorkQueue } from './queue.js';
 import { type RolloutPipeline, rolloutPipeline } from './rollout-pipeline.js';
 import { startWebhook } from './webhook.js';
 
@@ -137,38 +137,21 @@ function startWriting(
 function pipeline(flags: BridgeFlags, deps: BridgeDeps, store: DynamoDesiredStateStore, log: Log) {
   const api = new CloudClusterApi(deps.kc, flags.watchNamespace);
   const events = new EventRecorder({ kc: deps.kc, controller: FINALIZER, instance: identityOf(deps), log });
-  let informer: CloudClusterInformer | undefined;
-  const mirror = new Mirror({
+  const { informer, queue, mirror, everyKey } = mirrorLoop({
+    kind: 'CloudCluster',
     api,
-    store,
-    generations: new GenerationMap(),
-    cached: (key) => informer?.get(key),
     events,
-    ...(deps.beforeWrite ? { beforeWrite: deps.beforeWrite } : {}),
+    log,
+    mirror: (cached) =>
+      new Mirror({
+        api,
+        store,
+        generations: new GenerationMap(),
+        cached,
+        events,
+        ...(deps.beforeWrite ? { beforeWrite: deps.beforeWrite } : {}),
+      }),
   });
-  const queue = new WorkQueue({
-    work: async (key) => {
-      try {
-        const result = await mirror.reconcile(key);
-        if (result !== 'mirrored') log(`CloudCluster ${key}: ${result}`);
-      } catch (err) {
-        const obj = informer?.get(key);
-        if (obj)
-          events.record(obj, {
-            type: 'Warning',
-            reason: 'MirrorFailed',
-            action: 'Mirror',
-            note: describeError(err),
-          });
-        throw err;
-      }
-    },
-    log: (m) => log(`CloudCluster ${m}`),
-  });
-  informer = new CloudClusterInformer({ api, onChange: (key) => queue.add(key), log });
-  const everyKey = () => {
-    for (const key of informer?.keys() ?? []) queue.add(key);
-  };
   return { informer, queue, mirror, events, everyKey };
 }
 

@@ -133,6 +133,16 @@ export class CloudClusterApi {
     );
   }
 
+  /** The object as the API server holds it now, or undefined once it is gone (a mirror's retry). */
+  async current(obj: CloudClusterObject): Promise<CloudClusterObject | undefined> {
+    try {
+      return await this.get(obj.metadata.namespace, obj.metadata.name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
   async get(namespace: string, name: string): Promise<CloudClusterObject> {
     const out: unknown = await call(`get ${namespace}/${name}`, () =>
       this.api.getNamespacedCustomObject({

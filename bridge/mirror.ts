@@ -23,7 +23,7 @@ import type { DesiredStateStore } from '../lambdas/store/types.js';
 import { FINALIZER } from './constants.js';
 import { type EventSink, NO_EVENTS } from './events.js';
 import type { GenerationMap } from './generations.js';
-import { type CloudClusterApi, type CloudClusterObject, isConflict, isNotFound } from './kube.js';
+import { type CloudClusterApi, type CloudClusterObject, isConflict } from './kube.js';
 import { type BackoffOptions, withRetry } from './retry.js';
 import { crStatusFor, patchStatusWithEvents, statusPatch, writeBack } from './status-writeback.js';
 
@@ -67,7 +67,7 @@ export class Mirror {
       `mirror ${key}`,
       async (attempt) => {
         // After a conflict the cache may lag: read the object itself.
-        const obj = attempt === 0 ? cached : await this.fresh(cached);
+        const obj = attempt === 0 ? cached : await this.opts.api.current(cached);
         return obj ? this.once(key, obj) : 'absent';
       },
       {
@@ -75,15 +75,6 @@ export class Mirror {
         ...(this.opts.conflictBackoff ? { backoff: this.opts.conflictBackoff } : {}),
       },
     );
-  }
-
-  private async fresh(obj: CloudClusterObject): Promise<CloudClusterObject | undefined> {
-    try {
-      return await this.opts.api.get(obj.metadata.namespace, obj.metadata.name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
   }
 
   private async before(key: string, write: 'finalizer' | 'spec' | 'status'): Promise<void> {

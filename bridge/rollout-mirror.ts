@@ -21,7 +21,7 @@ import type { RolloutRecord } from '../lambdas/store/rollouts.js';
 import { canonicalJson } from '../lambdas/store/spec-hash.js';
 import { type EventSink, NO_EVENTS } from './events.js';
 import type { GenerationMap } from './generations.js';
-import { type CloudClusterApi, type CloudClusterObject, isConflict, isNotFound } from './kube.js';
+import { type CloudClusterApi, type CloudClusterObject, isConflict } from './kube.js';
 import { type BackoffOptions, withRetry } from './retry.js';
 import { ROLLOUT_NAME_RULE } from './rollout-admission.js';
 import {
@@ -72,20 +72,11 @@ export class RolloutMirror {
     return withRetry(
       `mirror rollout ${key}`,
       async (attempt) => {
-        const obj = attempt === 0 ? cached : await this.fresh(cached);
+        const obj = attempt === 0 ? cached : await this.opts.api.current(cached);
         return obj ? this.once(key, obj) : 'absent';
       },
       { retryable: isConflict, ...(this.opts.conflictBackoff ? { backoff: this.opts.conflictBackoff } : {}) },
     );
-  }
-
-  private async fresh(obj: CloudClusterObject): Promise<CloudClusterObject | undefined> {
-    try {
-      return await this.opts.api.get(obj.metadata.namespace, obj.metadata.name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
   }
 
   private async once(key: string, obj: CloudClusterObject): Promise<RolloutMirrorResult> {

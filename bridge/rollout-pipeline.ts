@@ -9,14 +9,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { InternalError } from '../lambdas/core/errors.js';
 import type { RolloutControl } from '../lambdas/handlers/rollout/control.js';
 import { DynamoRolloutStore } from '../lambdas/store/rollouts.js';
-import { describeError } from './api-errors.js';
 import { ROLLOUT_PLURAL } from './constants.js';
 import type { EventRecorder } from './events.js';
 import type { BridgeFlags } from './flags.js';
 import { GenerationMap } from './generations.js';
-import { CloudClusterInformer } from './informer.js';
+import type { CloudClusterInformer } from './informer.js';
 import { CloudClusterApi } from './kube.js';
-import { WorkQueue } from './queue.js';
+import { mirrorLoop } from './mirror-loop.js';
+import type { WorkQueue } from './queue.js';
 import { RolloutMirror } from './rollout-mirror.js';
 
 export interface RolloutPipeline {
@@ -50,42 +50,12 @@ export function rolloutPipeline(opts: {
       throw new InternalError('the bridge does not resume rollouts');
     },
   };
-  let informer: CloudClusterInformer | undefined;
-  const mirror = new RolloutMirror({
+  const loop = mirrorLoop({
+    kind: 'CloudRollout',
     api,
-    control,
-    generations: new GenerationMap(),
-    cached: (key) => informer?.get(key),
     events,
+    log,
+    mirror: (cached) => new RolloutMirror({ api, control, generations: new GenerationMap(), cached, events }),
   });
-  const queue = new WorkQueue({
-    work: async (key) => {
-      try {
-        const result = await mirror.reconcile(key);
-        if (result !== 'mirrored') log(`CloudRollout ${key}: ${result}`);
-      } catch (err) {
-        const obj = informer?.get(key);
-        if (obj)
-          events.record(obj, {
-            type: 'Warning',
-            reason: 'MirrorFailed',
-            action: 'Mirror',
-            note: describeError(err),
-          });
-        throw err;
-      }
-    },
-    log: (m) => log(`CloudRollout ${m}`),
-  });
-  informer = new CloudClusterInformer({ api, onChange: (key) => queue.add(key), log });
-  const watched = informer;
-  return {
-    informer: watched,
-    queue,
-    mirror,
-    store,
-    everyKey: () => {
-      for (const key of watched.keys()) queue.add(key);
-    },
-  };
+  return { ...loop, store };
 }
