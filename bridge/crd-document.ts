@@ -18,7 +18,37 @@ export interface CrdParts {
   readonly status: Json;
 }
 
-const str = { type: 'string' };
+/** The field types the status schemas are built from. */
+export const CRD_STRING: Json = { type: 'string' };
+export const CRD_INT: Json = { type: 'integer', format: 'int64' };
+export const CRD_TIME: Json = { type: 'string', format: 'date-time' };
+const str = CRD_STRING;
+
+/**
+ * `status.conditions` as both kinds write it: a list keyed by type (so `kubectl patch` merges one
+ * condition), each with the fields every CloudOrch condition carries; `extra` fields follow the
+ * message.
+ */
+export function conditionsSchema(extra: Readonly<Record<string, Json>> = {}): Json {
+  return {
+    type: 'array',
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['type'],
+    items: {
+      type: 'object',
+      required: ['type', 'status'],
+      properties: {
+        type: str,
+        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+        reason: str,
+        message: str,
+        ...extra,
+        lastTransitionTime: CRD_TIME,
+        observedGeneration: CRD_INT,
+      },
+    },
+  };
+}
 
 export function crdDocument(p: CrdParts): Json {
   return {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { specJsonSchema } from '../lambdas/core/spec/schema.js';
 import { CRD_NAME, KIND, PLURAL, SINGULAR } from './constants.js';
-import { crdDocument } from './crd-document.js';
+import { CRD_INT, CRD_STRING, conditionsSchema, crdDocument } from './crd-document.js';
 import { ROLLOUT_CRD_FILE, renderRolloutCrd } from './rollout-crd.js';
 import { toStructural } from './structural.js';
 
@@ -19,8 +19,8 @@ export { SchemaConversionError, toStructural } from './structural.js';
 
 type Json = Record<string, unknown>;
 
-const str = { type: 'string' };
-const int = { type: 'integer', format: 'int64' };
+const str = CRD_STRING;
+const int = CRD_INT;
 
 const strings = { type: 'array', items: str };
 
@@ -79,24 +79,7 @@ const observedAccess: Json = {
 export const statusSchema: Json = {
   type: 'object',
   properties: {
-    conditions: {
-      type: 'array',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['type'],
-      items: {
-        type: 'object',
-        required: ['type', 'status'],
-        properties: {
-          type: str,
-          status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-          reason: str,
-          message: str,
-          remediation: str,
-          lastTransitionTime: { type: 'string', format: 'date-time' },
-          observedGeneration: int,
-        },
-      },
-    },
+    conditions: conditionsSchema({ remediation: str }),
     observedGeneration: int,
     observed: {
       type: 'object',

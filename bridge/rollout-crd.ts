@@ -10,12 +10,12 @@ import { stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { rolloutSpecSchema } from '../lambdas/core/rollout/schema.js';
 import { ROLLOUT_CRD_NAME, ROLLOUT_KIND, ROLLOUT_PLURAL, ROLLOUT_SINGULAR } from './constants.js';
-import { crdDocument } from './crd-document.js';
+import { CRD_INT, CRD_STRING, CRD_TIME, conditionsSchema, crdDocument } from './crd-document.js';
 import { type Json, toStructural } from './structural.js';
 
-const str = { type: 'string' };
-const int = { type: 'integer', format: 'int64' };
-const time = { type: 'string', format: 'date-time' };
+const str = CRD_STRING;
+const int = CRD_INT;
+const time = CRD_TIME;
 
 /** How many clusters are in each state (RolloutCounts in rollout-status.ts). */
 const counts: Json = {
@@ -63,23 +63,7 @@ const stage: Json = {
 export const rolloutStatusSchema: Json = {
   type: 'object',
   properties: {
-    conditions: {
-      type: 'array',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['type'],
-      items: {
-        type: 'object',
-        required: ['type', 'status'],
-        properties: {
-          type: str,
-          status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-          reason: str,
-          message: str,
-          lastTransitionTime: time,
-          observedGeneration: int,
-        },
-      },
-    },
+    conditions: conditionsSchema(),
     observedGeneration: int,
     phase: str,
     /** The rollout record's generation the stages were planned for. */
