@@ -4,110 +4,115 @@
  * bridge) goes through here, one item at a time: one malformed item is reported and skipped, and
  * never stops the others. Claim items (see claims.ts) share the table and are told apart by key.
  */
-import * as z from 'zod/mini';
 import { Reason } from '../core/conditions.js';
 import { validateLabels } from '../core/labels.js';
 import { isRecordId } from '../core/record-id.js';
-import '../core/zod-locale.js';
 import { isClaimId } from './claims.js';
 import { RecordInvalidError } from './errors.js';
+import {
+  atLeast,
+  atMost,
+  bool,
+  type Check,
+  describeIssue,
+  int,
+  issuesOf,
+  listOf,
+  mapOf,
+  nonEmpty,
+  num,
+  oneOf,
+  optional,
+  type Refinement,
+  shape,
+  str,
+} from './shape.js';
 import type { ClusterRecord } from './types.js';
 
 /** An item as the document client reads and writes it (attribute values unmarshalled). */
 export type StoredItem = Readonly<Record<string, unknown>>;
 
 const RECORD_INVALID: string = Reason.RecordInvalid;
-const str = z.string();
-const int = z.number().check(z.int());
-const isoTime = str.check(
-  z.refine((t) => !Number.isNaN(Date.parse(t)), 'must be a date and time (ISO 8601)'),
-);
+const isTime: Refinement<string> = [
+  (t) => !Number.isNaN(Date.parse(t)),
+  'must be a date and time (ISO 8601)',
+];
+const text = str();
+const whole = int();
+const generation = int(atLeast(1));
+const time = str(isTime);
 
-const conditionSchema = z.looseObject({
-  type: str,
-  status: z.enum(['True', 'False', 'Unknown']),
-  reason: str,
-  message: str,
-  lastTransitionTime: str,
-  observedGeneration: int,
+const conditionShape = shape({
+  type: text,
+  status: oneOf(['True', 'False', 'Unknown']),
+  reason: text,
+  message: text,
+  lastTransitionTime: text,
+  observedGeneration: whole,
 });
 
-const statusSchema = z.looseObject({
-  conditions: z.array(conditionSchema),
-  observedGeneration: int,
-  ready: z.boolean(),
-  synced: z.boolean(),
-  updatedAt: str,
+const statusShape = shape({
+  conditions: listOf(conditionShape),
+  observedGeneration: whole,
+  ready: bool,
+  synced: bool,
+  updatedAt: text,
 });
 
-const historySchema = z.looseObject({
-  at: str,
-  kind: z.enum(['plan', 'policy', 'operation', 'error', 'status']),
-  generation: int,
-  summary: str,
+const historyShape = shape({
+  at: text,
+  kind: oneOf(['plan', 'policy', 'operation', 'error', 'status']),
+  generation: whole,
+  summary: text,
 });
-
-const approvalEntrySchema = z.looseObject({ rule: str, operation: str, reason: str });
 
 /** A pending wait: the CLI answers its token, on-change cancels it. */
-const approvalSchema = z.looseObject({
-  token: str.check(z.minLength(1)),
-  generation: int.check(z.minimum(1)),
-  approvals: z.array(approvalEntrySchema),
-  requestedAt: isoTime,
-  expiresAt: isoTime,
+const approvalShape = shape({
+  token: str(nonEmpty),
+  generation,
+  approvals: listOf(shape({ rule: text, operation: text, reason: text })),
+  requestedAt: time,
+  expiresAt: time,
 });
 
-const approvedSchema = z.looseObject({
-  generation: int.check(z.minimum(1)),
-  keys: z.array(str),
-  at: isoTime,
-  by: z.optional(str),
-});
+const approvedShape = shape({ generation, keys: listOf(text), at: time, by: optional(text) });
 
-const deniedSchema = z.looseObject({
-  generation: int.check(z.minimum(1)),
-  keys: z.array(str),
-  reason: z.enum([Reason.ApprovalDenied, Reason.ApprovalTimedOut]),
-  message: str,
-  at: isoTime,
+const deniedShape = shape({
+  generation,
+  keys: listOf(text),
+  reason: oneOf([Reason.ApprovalDenied, Reason.ApprovalTimedOut]),
+  message: text,
+  at: time,
 });
 
 /** What readers rely on; unknown extra attributes are kept (a newer writer may add some). */
-const recordSchema = z.looseObject({
-  id: str.check(z.refine(isRecordId, 'must be <namespace>/<name> (two DNS labels)')),
-  spec: z.record(str, z.unknown(), { error: 'must be a map' }),
-  specHash: str,
-  generation: int.check(z.minimum(1)),
-  version: int.check(z.minimum(0)),
-  createdAt: isoTime,
-  labels: z.optional(
-    z
-      .record(str, str)
-      .check(z.refine((l) => validateLabels(l).ok, 'must be Kubernetes labels (see core/labels.ts)')),
-  ),
-  deletionRequestedAt: z.optional(isoTime),
-  rollout: z.optional(z.looseObject({ id: str, generation: int, stage: str })),
-  status: z.optional(statusSchema),
-  // An expiry beyond what a Date can hold is not one this store wrote (zod refuses Infinity and NaN).
-  lease: z.optional(
-    z.looseObject({
-      owner: str,
-      expiresAt: z.number().check(z.maximum(8.64e15)),
-      executionArn: z.optional(str),
-    }),
-  ),
-  intent: z.optional(z.looseObject({ operation: str, generation: int, at: str })),
-  trackedUpdates: z.optional(z.array(z.looseObject({ id: str }))),
-  history: z.optional(z.array(historySchema)),
-  historyAppended: z.optional(int),
-  applied: z.optional(z.looseObject({ generation: int, counts: z.record(str, int) })),
-  failures: z.optional(
-    z.looseObject({ generation: int, count: int.check(z.minimum(1)), lastAt: isoTime, retryAt: isoTime }),
-  ),
-  approval: z.optional(approvalSchema),
-  approved: z.optional(approvedSchema),
-  denied: z.optional(deniedSchema),
+const recordShape: Check = shape({
+  id: str([isRecordId, 'must be <namespace>/<name> (two DNS labels)']),
+  spec: mapOf(undefined, 'must be a map'),
+  specHash: text,
+  generation,
+  version: int(atLeast(0)),
+  createdAt: time,
+  labels: optional((v, path, issues) => {
+    const before = issues.length;
+    mapOf(text)(v, path, issues);
+    if (issues.length === before && !validateLabels(v as Record<string, string>).ok)
+      issues.push({ path, message: 'must be Kubernetes labels (see core/labels.ts)' });
+  }),
+  deletionRequestedAt: optional(time),
+  rollout: optional(shape({ id: text, generation: whole, stage: text })),
+  status: optional(statusShape),
+  // An expiry beyond what a Date can hold is not one this store wrote.
+  lease: optional(shape({ owner: text, expiresAt: num(atMost(8.64e15)), executionArn: optional(text) })),
+  intent: optional(shape({ operation: text, generation: whole, at: text })),
+  trackedUpdates: optional(listOf(shape({ id: text }))),
+  history: optional(listOf(historyShape)),
+  historyAppended: optional(whole),
+  applied: optional(shape({ generation: whole, counts: mapOf(whole) })),
+  failures: optional(shape({ generation: whole, count: int(atLeast(1)), lastAt: time, retryAt: time })),
+  approval: optional(approvalShape),
+  approved: optional(approvedShape),
+  denied: optional(deniedShape),
 });
 
 export type ParsedItem =
@@ -141,12 +146,10 @@ export function parseItem(item: StoredItem): ParsedItem {
     const reason = `(item): about ${Math.round(bytes / 1024)} KB, too large to ever hold a status (DynamoDB items hold at most 400 KB)`;
     return { kind: 'invalid', invalid: { id: String(id), usable: false, reason, marked: false } };
   }
-  const r = recordSchema.safeParse(item);
-  if (r.success) return { kind: 'record', record: r.data as unknown as ClusterRecord };
-  const reason = r.error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.map(String).join('.') || '(item)'}: ${i.message}`)
-    .join('; ');
+  const issues = issuesOf(recordShape, item);
+  // The spec itself is checked where it is used (core/spec/validate.ts): a record is a map here.
+  if (issues.length === 0) return { kind: 'record', record: item as unknown as ClusterRecord };
+  const reason = issues.slice(0, 3).map(describeIssue).join('; ');
   return {
     kind: 'invalid',
     invalid: { id: String(id), usable: isRecordId(id), reason, marked: marked(item) },

@@ -3,10 +3,20 @@
  * and a rollout function must never act on a half-understood record. Only what the functions rely on
  * is checked; unknown extra attributes are kept for a newer writer.
  */
-import '../core/zod-locale.js';
-import * as z from 'zod/mini';
 import { isRecordId } from '../core/record-id.js';
 import type { RolloutStatus } from '../core/rollout/status.js';
+import {
+  atLeast,
+  describeIssue,
+  int,
+  issuesOf,
+  listOf,
+  mapOf,
+  oneOf,
+  optional,
+  shape,
+  str,
+} from './shape.js';
 
 /** A stage waiting for `cloudorch rollout approve`: the token resumes the execution. */
 export interface PendingApproval {
@@ -33,35 +43,33 @@ export interface RolloutRecord {
   readonly executionArn?: string;
 }
 
-const str = z.string();
-const int = z.int();
+const text = str();
+const whole = int();
 
-const clusterSchema = z.looseObject({ id: str, state: str });
-const stageSchema = z.looseObject({ name: str, state: str, clusters: z.array(clusterSchema) });
-const statusSchema = z.looseObject({ phase: str, generation: int, stages: z.array(stageSchema) });
+const clusterShape = shape({ id: text, state: text });
+const stageShape = shape({ name: text, state: text, clusters: listOf(clusterShape) });
+const statusShape = shape({ phase: text, generation: whole, stages: listOf(stageShape) });
 
-const itemSchema = z.looseObject({
-  id: str.check(z.refine(isRecordId, 'must be <namespace>/<name> (two DNS labels)')),
-  spec: z.record(str, z.unknown()),
-  generation: int.check(z.minimum(1)),
-  version: int.check(z.minimum(1)),
-  attempt: int.check(z.minimum(0)),
-  createdAt: str,
-  updatedAt: str,
-  status: z.optional(statusSchema),
-  approval: z.optional(
-    z.looseObject({ stage: str, when: z.enum(['before', 'after']), token: str, requestedAt: str }),
+const itemShape = shape({
+  id: str([isRecordId, 'must be <namespace>/<name> (two DNS labels)']),
+  spec: mapOf(undefined),
+  generation: int(atLeast(1)),
+  version: int(atLeast(1)),
+  attempt: int(atLeast(0)),
+  createdAt: text,
+  updatedAt: text,
+  status: optional(statusShape),
+  approval: optional(
+    shape({ stage: text, when: oneOf(['before', 'after']), token: text, requestedAt: text }),
   ),
-  abortRequestedAt: z.optional(str),
-  executionArn: z.optional(str),
+  abortRequestedAt: optional(text),
+  executionArn: optional(text),
 });
 
 export type ParsedRollout = { ok: true; record: RolloutRecord } | { ok: false; reason: string };
 
 export function parseRolloutItem(item: Readonly<Record<string, unknown>>): ParsedRollout {
-  const r = itemSchema.safeParse(item);
-  if (r.success) return { ok: true, record: r.data as unknown as RolloutRecord };
-  const issue = r.error.issues[0];
-  const path = issue?.path.map(String).join('.') || '(item)';
-  return { ok: false, reason: `${path}: ${issue?.message ?? 'does not parse'}` };
+  const [issue] = issuesOf(itemShape, item);
+  if (!issue) return { ok: true, record: item as unknown as RolloutRecord };
+  return { ok: false, reason: describeIssue(issue) };
 }

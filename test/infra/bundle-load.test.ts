@@ -2,8 +2,8 @@
  * What a function's bundle does when Lambda loads it (docs/performance.md, "Bundles"): it reads
  * Node's built-ins as CommonJS through the shims (an ES module import of `node:http` alone loads
  * Node's whole fetch implementation), carries zod only as zod/mini (classic zod's chainable API is
- * about 94 KiB to compile at every cold start) with its English locale and no other, and the pure
- * planner no zod;
+ * about 94 KiB to compile at every cold start) with its English locale and no other, and functions
+ * that validate no spec (the planner, the lease, the sweep dispatcher...) load no zod at all;
  * code behind a dynamic import (the STS client of assumed roles, the spec writer) is a chunk the cold
  * load does not read; the SDK's credential chain is the environment's provider alone, and the policy
  * function carries no yaml library. Built with the options the construct and prepack use.
@@ -109,6 +109,14 @@ const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
   'rolloutReport',
 ];
 
+/**
+ * Functions that load no zod at all: they validate no spec and read no rollout failure policy, and
+ * the item parsers they use (store/record.ts, store/rollout-record.ts) check with store/shape.ts.
+ */
+const NO_ZOD_AT_LOAD: readonly FunctionKey[] = NO_SPEC_AT_LOAD.filter(
+  (k) => k !== 'rolloutWatch' && k !== 'rolloutReport',
+);
+
 /** `import ... from "node:x"`, `import "node:x"` or `import("node:x")` left in the output. */
 const ESM_BUILTIN = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](?:node:)?(?:[a-z_]+)(?:\/[a-z_]+)?["']/g;
 
@@ -130,17 +138,20 @@ describe('function bundles at load', () => {
       // zod/mini installs no locale: without English every message would be "Invalid input".
       if (inputs.some((f) => f.includes('node_modules/zod/')))
         expect(inputs.filter((f) => f.endsWith('node_modules/zod/v4/locales/en.js'))).toHaveLength(1);
-      if (key === 'plan') expect(inputs.filter((f) => f.includes('node_modules/zod/'))).toEqual([]);
     },
     60_000,
   );
 
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
-    '%s compiles no credential provider Lambda never runs when it loads',
+    '%s compiles no code at load that it never runs there (credential providers, spec schema, zod)',
     async (key) => {
       const { loaded } = await bundle(key);
       expect(loaded.filter((f) => ON_DEMAND.some((p) => p.test(f)))).toEqual([]);
       if (NO_SPEC_AT_LOAD.includes(key)) expect(loaded.filter((f) => SPEC_SCHEMA.test(f))).toEqual([]);
+      if (NO_ZOD_AT_LOAD.includes(key))
+        expect(loaded.filter((f) => f.includes('node_modules/zod/') || f.endsWith('zod-locale.ts'))).toEqual(
+          [],
+        );
     },
     60_000,
   );
