@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { crc32, type gunzipSync, gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildFunction } from '../../infra/bundling/build-function.mjs';
@@ -33,6 +34,8 @@ interface Bundle {
   readonly inputs: string[];
   /** The inputs in index.mjs and the chunks it imports statically: what a cold load compiles. */
   readonly loaded: string[];
+  /** The inputs left in the output that import node:zlib. */
+  readonly zlibImporters: string[];
 }
 
 async function bundle(key: FunctionKey): Promise<Bundle> {
@@ -66,9 +69,14 @@ async function bundle(key: FunctionKey): Promise<Bundle> {
       ...(outputs[o]?.imports ?? []).filter((i) => i.kind === 'import-statement').map((i) => i.path),
     ];
   }
+  const inputs = used(Object.keys(outputs).filter((o) => o.endsWith('.mjs')));
+  const zlibImporters = inputs.filter((f) =>
+    (r.metafile as Metafile).inputs[f]?.imports.some((i) => i.original === 'node:zlib'),
+  );
   return {
     code: js.map((f) => f.text).join('\n'),
-    inputs: used(Object.keys(outputs).filter((o) => o.endsWith('.mjs'))),
+    inputs,
+    zlibImporters,
     loaded: used([...loaded].filter((o) => outputs[o])),
   };
 }
@@ -117,6 +125,9 @@ const NO_ZOD_AT_LOAD: readonly FunctionKey[] = NO_SPEC_AT_LOAD.filter(
   (k) => k !== 'rolloutWatch' && k !== 'rolloutReport',
 );
 
+/** The modules the zlib shim serves (infra/bundling/builtins/zlib.cjs), each with what it calls. */
+const ZLIB_IMPORTERS = ['/checksum/crc32/Crc32Node.js', 'lambdas/policy/bundle.ts'];
+
 /** `import ... from "node:x"`, `import "node:x"` or `import("node:x")` left in the output. */
 const ESM_BUILTIN = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](?:node:)?(?:[a-z_]+)(?:\/[a-z_]+)?["']/g;
 
@@ -127,7 +138,9 @@ describe('function bundles at load', () => {
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
     '%s imports no Node built-in as an ES module, no classic zod, and no zod locale but English',
     async (key) => {
-      const { code, inputs } = await bundle(key);
+      const { code, inputs, zlibImporters } = await bundle(key);
+      // The zlib shim holds what its importers call, and nothing else: another importer needs it extended.
+      expect(zlibImporters.filter((f) => !ZLIB_IMPORTERS.some((i) => f.endsWith(i)))).toEqual([]);
       // The banner's `module` is the one import left: it gives CommonJS code its `require`.
       const imports = [...code.matchAll(ESM_BUILTIN)]
         .map((m) => m[0])
@@ -157,7 +170,7 @@ describe('function bundles at load', () => {
   );
 
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
-    '%s, built as deployed (index.mjs and its chunks), loads in a fresh node and exports its handler',
+    '%s, built as deployed (index.mjs and its chunks), loads in a fresh node, without zlib, and exports its handler',
     async (key) => {
       const dir = join(built, key);
       const files = await buildFunction(
@@ -172,11 +185,12 @@ describe('function bundles at load', () => {
         [
           '--input-type=module',
           '-e',
-          `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler);`,
+          `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler, process.moduleLoadList.includes('NativeModule zlib'));`,
         ],
         { env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' } },
       );
-      expect(stdout.trim()).toBe('function');
+      // zlib loads at its first call (infra/bundling/builtins/zlib.cjs): no function calls it.
+      expect(stdout.trim()).toBe('function false');
     },
     60_000,
   );
@@ -193,10 +207,19 @@ describe('function bundles at load', () => {
     60_000,
   );
 
-  it('has a shim for each aliased built-in, handing over that built-in', () => {
+  it('has a shim for each aliased built-in, handing over that built-in (zlib at its first call)', () => {
     for (const [name, shim] of Object.entries(BUILTIN_SHIMS)) {
       const text = readFileSync(join(PROJECT_ROOT, shim), 'utf8');
-      expect(text).toContain(`module.exports = process.getBuiltinModule('${name}');`);
+      if (name === 'node:zlib') expect(text).toContain(`process.getBuiltinModule('${name}')`);
+      else expect(text).toContain(`module.exports = process.getBuiltinModule('${name}');`);
     }
+  });
+
+  it('the zlib shim calls zlib itself: crc32 and a gunzipped bundle as node:zlib gives them', async () => {
+    const shim = (await import(join(PROJECT_ROOT, BUILTIN_SHIMS['node:zlib'] ?? '?'))) as {
+      default: { crc32: typeof crc32; gunzipSync: typeof gunzipSync };
+    };
+    expect(shim.default.crc32(Buffer.from('abc'), 7)).toBe(crc32(Buffer.from('abc'), 7));
+    expect(shim.default.gunzipSync(gzipSync('bundle')).toString()).toBe('bundle');
   });
 });
