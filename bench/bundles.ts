@@ -5,7 +5,7 @@
  * statically) and its cold module-load time: a fresh `node` process importing the bundle, as a Lambda cold start
  * does before the first invocation. Median of several fresh processes.
  *
- * Run: `npm run bench:bundles` (optional argument: fresh processes per bundle, default 5).
+ * Run: `npm run bench:bundles` (optional argument: fresh processes per bundle, default 9).
  */
 import './lib/env.js';
 import { execFile } from 'node:child_process';
@@ -19,7 +19,7 @@ import { FUNCTIONS } from '../lambdas/functions/catalog.js';
 import { fmt, run, section, summarize, table } from './lib/stats.js';
 
 const exec = promisify(execFile);
-const runs = Number(process.argv[2] ?? 5);
+const runs = Number(process.argv[2] ?? 9);
 
 /** What the deployed functions get from the stack; the handlers only read it when invoked. */
 const LAMBDA_ENV = {
@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     };
     const rows = [['function', 'memory', 'code', 'gzip', 'read at load', 'load median', 'load max']];
     let total = 0;
+    const bundles: { key: string; file: string; nodeOptions: string | undefined; cells: string[] }[] = [];
     for (const [key, spec] of Object.entries(FUNCTIONS)) {
       const logical = Object.entries(template.Resources).find(
         ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(`CloudOrchFunctions${pascal(key)}`),
@@ -82,8 +83,11 @@ async function main(): Promise<void> {
       const hash = logical?.[1].Properties.Code?.S3Key?.replace(/\.zip$/, '');
       const nodeOptions = logical?.[1].Properties.Environment?.Variables?.['NODE_OPTIONS'];
       if (!hash) throw new Error(`no bundle for ${key} in the synthesized template`);
+      if (nodeOptions !== undefined && typeof nodeOptions !== 'string')
+        throw new Error(
+          `${key}: NODE_OPTIONS in the template is not a plain string, so the bench cannot set it`,
+        );
       const dir = join(out, `asset.${hash}`);
-      const file = join(dir, 'index.mjs');
       const code = new Map<string, Buffer>();
       for (const f of (await readdir(dir)).filter((x) => x.endsWith('.mjs')))
         code.set(f, await readFile(join(dir, f)));
@@ -92,28 +96,26 @@ async function main(): Promise<void> {
       const gz = [...code.values()].reduce((n, b) => n + gzipSync(b).length, 0);
       const atLoad = sum(await staticallyLoaded(dir, 'index.mjs'));
       total += bytes;
-      const samples: number[] = [];
-      // Sequential: parallel cold starts on 2 cores would measure contention, not loading.
-      if (nodeOptions !== undefined && typeof nodeOptions !== 'string')
-        throw new Error(
-          `${key}: NODE_OPTIONS in the template is not a plain string, so the bench cannot set it`,
-        );
-      for (let i = 0; i < runs; i++) samples.push(await loadMs(file, nodeOptions));
-      const s = summarize(samples);
-      rows.push([
-        key,
-        `${spec.memoryMb} MB`,
-        fmt.kib(bytes),
-        fmt.kib(gz),
-        fmt.kib(atLoad),
-        fmt.ms(s.median),
-        fmt.ms(s.max),
-      ]);
+      const cells = [key, `${spec.memoryMb} MB`, fmt.kib(bytes), fmt.kib(gz), fmt.kib(atLoad)];
+      bundles.push({ key, file: join(dir, 'index.mjs'), nodeOptions, cells });
+    }
+    // Sequential (parallel cold starts on 2 cores would measure contention, not loading), in rounds:
+    // each round loads every bundle once, starting one further along, so a slow spell of the machine
+    // falls on every function alike rather than on the few measured during it.
+    const samples = new Map<string, number[]>(bundles.map((b) => [b.key, []]));
+    for (let round = 0; round < runs; round++)
+      for (let i = 0; i < bundles.length; i++) {
+        const b = bundles[(i + round) % bundles.length] as (typeof bundles)[number];
+        samples.get(b.key)?.push(await loadMs(b.file, b.nodeOptions));
+      }
+    for (const b of bundles) {
+      const s = summarize(samples.get(b.key) ?? []);
+      rows.push([...b.cells, fmt.ms(s.median), fmt.ms(s.max)]);
     }
     console.log(table(rows));
     console.log(
       `${Object.keys(FUNCTIONS).length} bundles, ${fmt.kib(total)} in total; load = import() of the bundle in a fresh node ` +
-        `process (${runs} each) with the function's NODE_OPTIONS, before any handler runs; Lambda's own init (runtime ` +
+        `process (${runs} each, in rounds over all functions) with the function's NODE_OPTIONS, before any handler runs; Lambda's own init (runtime ` +
         'start, code download) is not included',
     );
   } finally {
