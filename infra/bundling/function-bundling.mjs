@@ -33,7 +33,8 @@ const BUILTINS = Object.freeze([
 
 /**
  * Each built-in aliased to a one-line shim in builtins/ that hands over
- * `process.getBuiltinModule(name)`, so the bundle reads it as CommonJS. An ES module import of a
+ * `process.getBuiltinModule(name)`, so the bundle reads it as CommonJS (zlib's shim loads zlib at its
+ * first call: see builtins/zlib.cjs). An ES module import of a
  * built-in makes Node build its module facade, reading every export, getters included:
  * `node:http` then loads the whole fetch implementation (undici, behind http.WebSocket),
  * `node:process` opens stdin, stdout and stderr, `node:crypto` webcrypto. Read as CommonJS, an export

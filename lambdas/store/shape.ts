@@ -6,7 +6,9 @@
  * number, received string"), as the spec's checks say it, so a reason reads the same everywhere.
  *
  * A check never stops at the first issue: like a schema library it reports every issue, each with
- * the path to its attribute, in the order the shape lists the attributes.
+ * the path to its attribute, in the order the shape lists the attributes. Maps and objects must be
+ * plain objects (stricter than zod for an object whose prototype was replaced), so a record's
+ * attributes are always its own.
  */
 
 export interface ShapeIssue {
@@ -17,29 +19,47 @@ export interface ShapeIssue {
 /** Checks a value at a path, adding what is wrong to `issues`. */
 export type Check = (value: unknown, path: readonly (string | number)[], issues: ShapeIssue[]) => void;
 
-/** How zod's English names what it received. */
+/** How zod's English names what it received (a class instance by its constructor's name). */
 function received(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number' && Number.isNaN(v)) return 'NaN';
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (typeof v === 'object' && Object.getPrototypeOf(v) !== Object.prototype && 'constructor' in v) {
+    const name = (v.constructor as { name?: unknown } | undefined)?.name;
+    if (typeof name === 'string') return name;
+  }
   return typeof v;
 }
 
 const expected = (what: string, v: unknown) => `Invalid input: expected ${what}, received ${received(v)}`;
 
-const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A plain object: what DynamoDB's map attribute becomes. A set (`Set`), a binary (`Uint8Array`), or an
+ * object whose prototype was replaced (an attribute named `__proto__` does that on unmarshalling,
+ * and its attributes would then be inherited, not the item's own) is not one.
+ */
+function isMap(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
 
-/** A condition on an already well-typed value, and what to say when it does not hold. */
-export type Refinement<T> = readonly [(v: T) => boolean, string];
+/**
+ * A condition on an already well-typed value, what to say when it does not hold, and whether the
+ * checks after it are then skipped (as zod skips them after a non-integer).
+ */
+export type Refinement<T> = readonly [(v: T) => boolean, string, 'stop'?];
 
-/** A type test, then `checks` in turn up to the first that fails (a refinement sees a typed value). */
+/** A type test, then every one of `checks`, as zod runs them (a refinement sees a typed value only). */
 function typed<T>(is: (v: unknown) => v is T, what: string, checks: readonly Refinement<T>[]): Check {
   return (v, path, issues) => {
     if (!is(v)) return void issues.push({ path, message: expected(what, v) });
-    const failed = checks.find(([ok]) => !ok(v));
-    if (failed) issues.push({ path, message: failed[1] });
+    for (const [ok, message, stop] of checks) {
+      if (ok(v)) continue;
+      issues.push({ path, message });
+      if (stop) return;
+    }
   };
 }
 
@@ -54,7 +74,7 @@ export const num = (...checks: Refinement<number>[]): Check => typed(isNumber, '
 /** A safe integer (zod's z.int()). */
 export const int = (...checks: Refinement<number>[]): Check =>
   num(
-    [Number.isInteger, 'Invalid input: expected int, received number'],
+    [Number.isInteger, 'Invalid input: expected int, received number', 'stop'],
     [(v) => v <= Number.MAX_SAFE_INTEGER, `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`],
     [(v) => v >= Number.MIN_SAFE_INTEGER, `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`],
     ...checks,
@@ -88,17 +108,19 @@ export function oneOf(values: readonly string[]): Check {
 export function listOf(item: Check): Check {
   return (v, path, issues) => {
     if (!Array.isArray(v)) return void issues.push({ path, message: expected('array', v) });
-    v.forEach((x, i) => {
-      item(x, [...path, i], issues);
-    });
+    // By index: a hole is an element that is not there (forEach would skip it).
+    for (let i = 0; i < v.length; i++) item(v[i], [...path, i], issues);
   };
 }
 
-/** A map of string keys to values passing `value`; `notMap` replaces the message for a non-map. */
+/**
+ * A map of string keys to values passing `value`; `notMap` replaces the message for a non-map. An own
+ * `__proto__` key is skipped, as zod skips it.
+ */
 export function mapOf(value: Check | undefined, notMap?: string): Check {
   return (v, path, issues) => {
     if (!isMap(v)) return void issues.push({ path, message: notMap ?? expected('record', v) });
-    if (value) for (const [k, x] of Object.entries(v)) value(x, [...path, k], issues);
+    if (value) for (const [k, x] of Object.entries(v)) if (k !== '__proto__') value(x, [...path, k], issues);
   };
 }
 

@@ -2,6 +2,8 @@
  * The record parser every reader goes through, and the history folding of the status writer. Each
  * malformed case is one a hostile or buggy writer can put straight into the table.
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { claimId } from '../../lambdas/store/claims.js';
 import { foldHistory } from '../../lambdas/store/history.js';
@@ -103,6 +105,36 @@ describe('parseItem', () => {
     if (p.kind !== 'invalid') return;
     expect(p.invalid).toMatchObject({ id: 'team/x', usable: true, marked: false });
     expect(p.invalid.reason).toMatch(field);
+  });
+
+  it('DynamoDB sets and binaries are not maps: labels, spec and applied counts of those are invalid', () => {
+    const wire = (attrs: Record<string, unknown>) =>
+      unmarshall({ ...marshall(good), ...(attrs as Record<string, AttributeValue>) });
+    for (const [attrs, field] of [
+      [{ labels: { SS: ['team=a'] } }, /^labels: Invalid input: expected record, received Set/],
+      [{ labels: { B: new Uint8Array(0) } }, /^labels: Invalid input: expected record, received Uint8Array/],
+      [{ spec: { SS: ['a'] } }, /^spec: must be a map/],
+      [{ spec: { B: new Uint8Array([1]) } }, /^spec: must be a map/],
+      [
+        { applied: { M: { generation: { N: '2' }, counts: { NS: ['1'] } } } },
+        /^applied\.counts: .*received Set/,
+      ],
+    ] as const) {
+      const p = parseItem(wire(attrs));
+      expect(p.kind, JSON.stringify(Object.keys(attrs))).toBe('invalid');
+      if (p.kind === 'invalid') expect(p.invalid.reason).toMatch(field);
+    }
+  });
+
+  it('an attribute named __proto__ cannot lend a record the attributes it lacks', () => {
+    const { generation, version, ...rest } = good;
+    const item = unmarshall({
+      ...marshall(rest),
+      __proto__: { M: marshall({ generation, version }) },
+    } as Record<string, AttributeValue>);
+    const p = parseItem(item);
+    expect(p.kind).toBe('invalid');
+    if (p.kind === 'invalid') expect(p.invalid.reason).toMatch(/^generation: .*; version: /);
   });
 
   it('says what is wrong in zod\'s English, not a bare "Invalid input" (zod/mini sets no locale)', () => {
