@@ -41,6 +41,7 @@ const text = str();
 const whole = int();
 const generation = int(atLeast(1));
 const time = str(isTime);
+const labelMap = mapOf(text);
 
 const conditionShape = shape({
   type: text,
@@ -95,7 +96,7 @@ const recordShape: Check = shape({
   createdAt: time,
   labels: optional((v, path, issues) => {
     const before = issues.length;
-    mapOf(text)(v, path, issues);
+    labelMap(v, path, issues);
     if (issues.length === before && !validateLabels(v as Record<string, string>).ok)
       issues.push({ path, message: 'must be Kubernetes labels (see core/labels.ts)' });
   }),
