@@ -38,7 +38,18 @@ interface Bundle {
   readonly zlibImporters: string[];
 }
 
-async function bundle(key: FunctionKey): Promise<Bundle> {
+/** Each function is built once for all the checks below (a build is the same for every reader). */
+const builds = new Map<FunctionKey, Promise<Bundle>>();
+function bundle(key: FunctionKey): Promise<Bundle> {
+  let b = builds.get(key);
+  if (!b) {
+    b = buildBundle(key);
+    builds.set(key, b);
+  }
+  return b;
+}
+
+async function buildBundle(key: FunctionKey): Promise<Bundle> {
   const entry = join(PROJECT_ROOT, 'lambdas', 'functions', FUNCTIONS[key].entry);
   const r = await build({
     ...esbuildOptions(PROJECT_ROOT, entry, join(tmpdir(), 'cloudorch-bundle-load', key)),
