@@ -7,7 +7,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import * as z from 'zod/mini';
 import { rolloutSpecSchema } from '../lambdas/core/rollout/schema.js';
 import { ROLLOUT_CRD_NAME, ROLLOUT_KIND, ROLLOUT_PLURAL, ROLLOUT_SINGULAR } from './constants.js';
 import { CRD_INT, CRD_STRING, CRD_TIME, conditionsSchema, crdDocument } from './crd-document.js';
@@ -90,7 +89,14 @@ export const ROLLOUT_PRINTER_COLUMNS = [
 
 /** The spec as a user writes it (io input): durations and percentages are strings there. */
 export function rolloutSpecJsonSchema(): Json {
-  return z.toJSONSchema(rolloutSpecSchema, { io: 'input', unrepresentable: 'any' }) as Json;
+  const { type, properties, required, additionalProperties } = rolloutSpecSchema.json();
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type,
+    properties,
+    required,
+    additionalProperties,
+  };
 }
 
 export function buildRolloutCrd(): Json {

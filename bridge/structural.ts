@@ -1,6 +1,7 @@
 /**
- * JSON Schema (as zod emits it) to the structural openAPIV3Schema a CRD needs: one conversion for
- * every kind the bridge serves, so each CRD is generated from its spec schema the same way.
+ * JSON Schema (as the spec kit, lambdas/core/spec/build.ts, emits it) to the structural
+ * openAPIV3Schema a CRD needs: one conversion for every kind the bridge serves, so each CRD is
+ * generated from its spec schema the same way.
  */
 
 export type Json = Record<string, unknown>;
@@ -23,7 +24,7 @@ const KEPT = new Set([
 ]);
 /**
  * Keywords Kubernetes has no place for; the webhook runs the full schema, so nothing is lost there.
- * `readOnly` is zod's mark of a readonly TypeScript type, not an API-server rule.
+ * `readOnly` marks a readonly TypeScript type (build.ts, `readonly`), not an API-server rule.
  */
 const DROPPED = new Set(['$schema', 'propertyNames', 'readOnly']);
 
@@ -36,7 +37,7 @@ export function isJson(x: unknown): x is Json {
 }
 
 /**
- * JSON Schema (draft 2020-12, as zod emits it) to an openAPIV3Schema Kubernetes accepts:
+ * JSON Schema (draft 2020-12, as the spec kit emits it) to an openAPIV3Schema Kubernetes accepts:
  * `const` becomes a one-value enum, `additionalProperties: false` is dropped (Kubernetes forbids it
  * beside `properties` and prunes unknown fields itself), a map keeps its value schema, and a node
  * without a type preserves unknown fields. Any other keyword fails generation rather than vanish.

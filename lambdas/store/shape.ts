@@ -3,13 +3,16 @@
  * of the tables parses each item it reads, and several functions load nothing else that needs a
  * schema library: building these checks costs next to nothing at a cold start, where a schema
  * library's schemas cost milliseconds. Messages keep zod's English ("Invalid input: expected
- * number, received string"), as the spec's checks say it, so a reason reads the same everywhere.
+ * number, received string"), as the spec's kit says it (core/spec/kit.ts), so a reason reads the
+ * same everywhere.
  *
  * A check never stops at the first issue: like a schema library it reports every issue, each with
  * the path to its attribute, in the order the shape lists the attributes. Maps and objects must be
  * plain objects (stricter than zod for an object whose prototype was replaced), so a record's
  * attributes are always its own.
  */
+
+import { expected, isPlainObject } from '../core/spec/kit.js';
 
 export interface ShapeIssue {
   readonly path: readonly (string | number)[];
@@ -18,32 +21,6 @@ export interface ShapeIssue {
 
 /** Checks a value at a path, adding what is wrong to `issues`. */
 export type Check = (value: unknown, path: readonly (string | number)[], issues: ShapeIssue[]) => void;
-
-/** How zod's English names what it received (a class instance by its constructor's name). */
-function received(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number' && Number.isNaN(v)) return 'NaN';
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-  if (typeof v === 'object' && Object.getPrototypeOf(v) !== Object.prototype && 'constructor' in v) {
-    const name = (v.constructor as { name?: unknown } | undefined)?.name;
-    if (typeof name === 'string') return name;
-  }
-  return typeof v;
-}
-
-const expected = (what: string, v: unknown) => `Invalid input: expected ${what}, received ${received(v)}`;
-
-/**
- * A plain object: what DynamoDB's map attribute becomes. A set (`Set`), a binary (`Uint8Array`), or an
- * object whose prototype was replaced (an attribute named `__proto__` does that on unmarshalling,
- * and its attributes would then be inherited, not the item's own) is not one.
- */
-function isMap(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * A condition on an already well-typed value, what to say when it does not hold, and whether the
@@ -119,7 +96,7 @@ export function listOf(item: Check): Check {
  */
 export function mapOf(value: Check | undefined, notMap?: string): Check {
   return (v, path, issues) => {
-    if (!isMap(v)) return void issues.push({ path, message: notMap ?? expected('record', v) });
+    if (!isPlainObject(v)) return void issues.push({ path, message: notMap ?? expected('record', v) });
     if (value) for (const [k, x] of Object.entries(v)) if (k !== '__proto__') value(x, [...path, k], issues);
   };
 }
@@ -135,7 +112,7 @@ export const optional =
 export function shape(fields: Readonly<Record<string, Check>>): Check {
   const entries = Object.entries(fields);
   return (v, path, issues) => {
-    if (!isMap(v)) return void issues.push({ path, message: expected('object', v) });
+    if (!isPlainObject(v)) return void issues.push({ path, message: expected('object', v) });
     for (const [k, check] of entries) check(v[k], [...path, k], issues);
   };
 }

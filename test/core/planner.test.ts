@@ -351,11 +351,11 @@ describe('planner: table-driven cases', () => {
 
 describe('planner: field table completeness', () => {
   it('lists every spec field exactly once (the flat node fields are the pool default)', () => {
-    const fields = Object.keys(specSchema.def.in.shape).filter(
+    const fields = Object.keys(specSchema.fields).filter(
       (f) => !(FLAT_POOL_FIELDS as readonly string[]).includes(f),
     );
     expect(Object.keys(FIELD_TABLE).sort()).toEqual(fields.sort());
-    expect(Object.keys(POOL_FIELD_TABLE).sort()).toEqual(Object.keys(poolSchema.shape).sort());
+    expect(Object.keys(POOL_FIELD_TABLE).sort()).toEqual(Object.keys(poolSchema.fields).sort());
   });
 
   it('every in-place or replace field names the operations that converge it', () => {

@@ -1,10 +1,9 @@
 /**
  * What a function's bundle does when Lambda loads it (docs/performance.md, "Bundles"): it reads
  * Node's built-ins as CommonJS through the shims (an ES module import of `node:http` alone loads
- * Node's whole fetch implementation), carries zod only as zod/mini (classic zod's chainable API is
- * about 94 KiB to compile at every cold start) with its English locale and no other, and functions
- * that validate no spec (the planner, the lease, the sweep dispatcher...) load no zod at all;
- * code behind a dynamic import (the STS client of assumed roles, the spec writer) is a chunk the cold
+ * Node's whole fetch implementation), holds no schema library (the spec, the rollout and the table
+ * items are checked by plain functions: lambdas/core/spec/kit.ts, lambdas/store/shape.ts), functions
+ * that validate no spec (the planner, the lease, the sweep dispatcher...) load no spec schema; code behind a dynamic import (the STS client of assumed roles, the spec writer) is a chunk the cold
  * load does not read; the SDK's credential chain is the environment's provider alone, and the policy
  * function carries no yaml library. Built with the options the construct and prepack use.
  */
@@ -108,7 +107,7 @@ const NEVER_BUNDLED = [
 
 /**
  * Functions that never validate a spec: the spec schema (reached only by the spec writer) is a chunk.
- * The spec's zod-free modules (facts, rules) may load.
+ * The spec's facts, rules and schema kit may load.
  */
 const SPEC_SCHEMA = /^lambdas\/core\/spec\/(?:schema|validate|pools|addons|access)\.ts$/;
 const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
@@ -128,14 +127,6 @@ const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
   'rolloutReport',
 ];
 
-/**
- * Functions that load no zod at all: they validate no spec and read no rollout failure policy, and
- * the item parsers they use (store/record.ts, store/rollout-record.ts) check with store/shape.ts.
- */
-const NO_ZOD_AT_LOAD: readonly FunctionKey[] = NO_SPEC_AT_LOAD.filter(
-  (k) => k !== 'rolloutWatch' && k !== 'rolloutReport',
-);
-
 /** The modules the zlib shim serves (infra/bundling/builtins/zlib.cjs), each with what it calls. */
 const ZLIB_IMPORTERS = ['/checksum/crc32/Crc32Node.js', 'lambdas/policy/bundle.ts'];
 
@@ -147,7 +138,7 @@ afterAll(() => rmSync(built, { recursive: true, force: true }));
 
 describe('function bundles at load', () => {
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
-    '%s imports no Node built-in as an ES module, no classic zod, and no zod locale but English',
+    '%s imports no Node built-in as an ES module, and holds no zod in any chunk',
     async (key) => {
       const { code, inputs, zlibImporters } = await bundle(key);
       // The zlib shim holds what its importers call, and nothing else: another importer needs it extended.
@@ -157,27 +148,20 @@ describe('function bundles at load', () => {
         .map((m) => m[0])
         .filter((m) => !/["']module["']/.test(m));
       expect(imports).toEqual([]);
-      expect(inputs.filter((f) => /zod\/v4\/locales\/(?!en\.js)/.test(f))).toEqual([]);
-      expect(inputs.filter((f) => f.includes('node_modules/zod/v4/classic/'))).toEqual([]);
-      // zod/mini installs no locale: without English every message would be "Invalid input".
-      if (inputs.some((f) => f.includes('node_modules/zod/')))
-        expect(inputs.filter((f) => f.endsWith('node_modules/zod/v4/locales/en.js'))).toHaveLength(1);
-      // The pure planner holds no zod, not even in a chunk it might load later.
-      if (key === 'plan') expect(inputs.filter((f) => f.includes('node_modules/zod/'))).toEqual([]);
+      // Building a schema library's schemas cost 15-25 ms of a cold load; the spec kit's cost nothing.
+      expect(inputs.filter((f) => f.includes('node_modules/zod/') || f.endsWith('zod-locale.ts'))).toEqual(
+        [],
+      );
     },
     60_000,
   );
 
   it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
-    '%s compiles no code at load that it never runs there (credential providers, spec schema, zod)',
+    '%s compiles no code at load that it never runs there (credential providers, spec schema)',
     async (key) => {
       const { loaded } = await bundle(key);
       expect(loaded.filter((f) => ON_DEMAND.some((p) => p.test(f)))).toEqual([]);
       if (NO_SPEC_AT_LOAD.includes(key)) expect(loaded.filter((f) => SPEC_SCHEMA.test(f))).toEqual([]);
-      if (NO_ZOD_AT_LOAD.includes(key))
-        expect(loaded.filter((f) => f.includes('node_modules/zod/') || f.endsWith('zod-locale.ts'))).toEqual(
-          [],
-        );
     },
     60_000,
   );

@@ -4,11 +4,23 @@
  * watch and report functions, which read only this part of a rollout, validate it without loading
  * the change's schema (and with it the CloudCluster spec schema).
  */
-import '../zod-locale.js';
-import * as z from 'zod/mini';
 import { durationProblem, parseDuration } from '../duration.js';
+import {
+  array,
+  int,
+  map,
+  maxLength,
+  minimum,
+  minLength,
+  number,
+  parsedBy,
+  string,
+  withDefault,
+  withInputDefault,
+} from '../spec/build.js';
 import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/issue.js';
-import { issueAt, parsedBy, strict, toIssues } from './issues.js';
+import type { KitIssue, Output } from '../spec/kit.js';
+import { issueAt, strict, toIssues } from './issues.js';
 
 /** The longest soak, ready timeout or health window: a rollout is not a scheduler. */
 export const MAX_WAIT_SECONDS = 30 * 86_400;
@@ -24,49 +36,47 @@ export const durationSchema = (min: number) =>
     return seconds < min ? { problem: `must be at least ${min}s` } : { value: seconds };
   });
 
-const failurePolicySchema = z.pipe(
+const failurePolicySchema = map(
   strict(
     {
-      maxFailures: z._default(
-        z
-          .number({ error: 'maxFailures must be a number' })
-          .check(
-            z.int({ error: 'maxFailures must be a whole number' }),
-            z.minimum(0, { error: 'maxFailures must be at least 0' }),
-          ),
-        0,
-      ),
-      readyTimeout: z.prefault(durationSchema(1), '1h'),
-      healthWindow: z.prefault(durationSchema(0), '5m'),
-      alarms: z._default(
-        z.array(
-          z
-            .string({ error: 'alarm names must be strings' })
-            .check(
-              z.minLength(1, { error: 'an alarm name must not be empty' }),
-              z.maxLength(ALARM_NAME_MAX, { error: `alarm names are at most ${ALARM_NAME_MAX} characters` }),
-            ),
-          { error: 'alarms must be a list of CloudWatch alarm names' },
+      maxFailures: withDefault(
+        number(
+          'maxFailures must be a number',
+          ...int('maxFailures must be a whole number'),
+          minimum(0, 'maxFailures must be at least 0'),
         ),
-        [],
+        () => 0,
+      ),
+      readyTimeout: withInputDefault(durationSchema(1), '1h'),
+      healthWindow: withInputDefault(durationSchema(0), '5m'),
+      alarms: withDefault(
+        array(
+          string(
+            'alarm names must be strings',
+            minLength(1, 'an alarm name must not be empty'),
+            maxLength(ALARM_NAME_MAX, `alarm names are at most ${ALARM_NAME_MAX} characters`),
+          ),
+          'alarms must be a list of CloudWatch alarm names',
+        ),
+        () => [],
       ),
     },
     'failurePolicy',
   ),
-  z.transform(({ readyTimeout, healthWindow, ...rest }) => ({
+  ({ readyTimeout, healthWindow, ...rest }) => ({
     ...rest,
     readyTimeoutSeconds: readyTimeout,
     healthWindowSeconds: healthWindow,
-  })),
+  }),
 );
 
 /** The policy, its defaults applied where the rollout leaves it out. */
-export const failurePolicyOrDefaults = z.prefault(failurePolicySchema, {});
+export const failurePolicyOrDefaults = withInputDefault(failurePolicySchema, {});
 
-export type FailurePolicy = z.output<typeof failurePolicySchema>;
+export type FailurePolicy = Output<typeof failurePolicySchema>;
 
-/** The one field of a spec the watch and report steps read, built once. */
-const policyOnly = z.object({ failurePolicy: failurePolicyOrDefaults });
+/** The one field of a spec the watch and report steps read. */
+const policyOnly = strict({ failurePolicy: failurePolicyOrDefaults }, 'a rollout spec');
 
 /**
  * The failure policy of a rollout spec, validated on its own: the watch and report steps read
@@ -79,13 +89,14 @@ export function failurePolicyOf(
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
     return { ok: false, issues: [issueAt([], 'invalid_type', 'a rollout spec must be a mapping')] };
   const input = { failurePolicy: (spec as { failurePolicy?: unknown }).failurePolicy };
-  // As for the whole spec: a reserved key is named alone, before zod drops or misreads it.
+  // As for the whole spec: a reserved key is named alone, before a check drops or misreads it.
   const reserved = reservedKeyPaths(input).map((path) =>
     issueAt(path, 'reserved_key', reservedKeyMessage(path.at(-1) ?? '')),
   );
   if (reserved.length > 0) return { ok: false, issues: reserved };
-  const r = policyOnly.safeParse(input);
-  return r.success
-    ? { ok: true, policy: r.data.failurePolicy }
-    : { ok: false, issues: toIssues(r.error, input) };
+  const issues: KitIssue[] = [];
+  const { failurePolicy } = policyOnly.run(input, [], issues);
+  return issues.length === 0
+    ? { ok: true, policy: failurePolicy }
+    : { ok: false, issues: toIssues(issues, input) };
 }

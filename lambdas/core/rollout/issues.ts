@@ -1,11 +1,10 @@
 /**
  * Rollout schema plumbing: paths written as a reader finds them (`spec.stages[1].maxConcurrency`),
- * strict objects whose refusal of an unknown field lists the fields allowed, and fields parsed by a
- * plain function (durations, percentages) with one message per field.
+ * and strict objects whose refusal of an unknown field lists the fields allowed.
  */
-import '../zod-locale.js';
-import * as z from 'zod/mini';
+import { object } from '../spec/build.js';
 import type { SpecIssue } from '../spec/issue.js';
+import type { AnySchema, KitIssue } from '../spec/kit.js';
 
 /**
  * `spec.stages[1].maxConcurrency`; a key that is not an identifier is quoted: `labels["a/b"]`.
@@ -37,11 +36,11 @@ function absent(input: unknown, path: readonly PropertyKey[]): boolean {
   return v === undefined;
 }
 
-export function toIssues(error: z.core.$ZodError, input: unknown): SpecIssue[] {
+export function toIssues(found: readonly KitIssue[], input: unknown): SpecIssue[] {
   const issues: SpecIssue[] = [];
-  for (const i of error.issues) {
+  for (const i of found) {
     if (i.code === 'unrecognized_keys') {
-      for (const key of i.keys)
+      for (const key of i.keys ?? [])
         issues.push(issueAt([...i.path, key], 'unknown_field', `unknown field; ${i.message}`));
       continue;
     }
@@ -54,34 +53,17 @@ export function toIssues(error: z.core.$ZodError, input: unknown): SpecIssue[] {
 
 /**
  * An object that refuses unknown fields, saying which it holds: `a stage may hold only name, ...`.
- * `what` names the object in both messages.
+ * `what` names the object in both messages; `checks` are its rules across fields.
  */
-export function strict<T extends z.core.$ZodLooseShape>(shape: T, what: string) {
-  const keys = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `${what} may hold only ${keys}`
-        : `${what} must be a mapping (${keys})`,
-  });
-}
-
-export type Parsed<T> = { readonly value: T } | { readonly problem: string };
-
-/** A field read by `parse`: its problem becomes the field's one issue. */
-export function parsedBy<T>(parse: (input: unknown) => Parsed<T>) {
-  return z.pipe(
-    z.unknown(),
-    z.transform((input: unknown, ctx) => {
-      const r = parse(input);
-      if ('value' in r) return r.value;
-      ctx.issues.push({ code: 'custom', message: r.problem, input });
-      return z.NEVER;
-    }),
+export function strict<F extends Readonly<Record<string, AnySchema>>>(
+  fields: F,
+  what: string,
+  ...checks: Parameters<typeof object<F>>[2][]
+) {
+  const keys = Object.keys(fields).join(', ');
+  return object(
+    fields,
+    { notObject: `${what} must be a mapping (${keys})`, unknownKeys: `${what} may hold only ${keys}` },
+    ...checks,
   );
-}
-
-/** A custom issue from a refinement, at `path` below the refined value. */
-export function report(ctx: { issues: z.core.$ZodRawIssue[] }, input: unknown) {
-  return (path: PropertyKey[], message: string) => ctx.issues.push({ code: 'custom', path, message, input });
 }

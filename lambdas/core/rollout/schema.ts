@@ -3,14 +3,29 @@
  * list picks, in ordered stages, with a failure policy. Validation names every field it refuses;
  * the output has defaults applied and durations in seconds.
  */
-import '../zod-locale.js';
-import * as z from 'zod/mini';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';
 import { isDnsLabel, isRecordId } from '../record-id.js';
+import {
+  array,
+  map,
+  maxLength,
+  minLength,
+  oneOf,
+  optional,
+  type Parsed,
+  parsedBy,
+  record,
+  refine,
+  rule,
+  string,
+  withDefault,
+  withInputDefault,
+} from '../spec/build.js';
 import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/issue.js';
+import type { Input, KitIssue, Output } from '../spec/kit.js';
 import { changeSchema } from './change-schema.js';
 import { durationSchema, failurePolicyOrDefaults } from './failure-policy.js';
-import { issueAt, type Parsed, parsedBy, report, strict, toIssues } from './issues.js';
+import { issueAt, strict, toIssues } from './issues.js';
 import { SELECTOR_OPERATORS } from './selector.js';
 
 export const MAX_STAGES = 20;
@@ -38,19 +53,13 @@ const maxConcurrencySchema = parsedBy<number | Percent>((input) => {
   return 'value' in p ? p : { problem: 'must be a whole number of at least 1, or a percentage like "50%"' };
 });
 
-const labelMapSchema = z.record(z.string(), z.string({ error: 'label values must be strings' }), {
-  error: 'matchLabels must be a map of labels',
-});
+const labelMapSchema = record(string('label values must be strings'), 'matchLabels must be a map of labels');
 
 const requirementSchema = strict(
   {
-    key: z.string({ error: 'key must be a string' }),
-    operator: z.enum(SELECTOR_OPERATORS, {
-      error: `operator must be one of ${SELECTOR_OPERATORS.join(', ')}`,
-    }),
-    values: z.optional(
-      z.array(z.string({ error: 'values must be strings' }), { error: 'values must be a list' }),
-    ),
+    key: string('key must be a string'),
+    operator: oneOf(SELECTOR_OPERATORS, `operator must be one of ${SELECTOR_OPERATORS.join(', ')}`),
+    values: optional(array(string('values must be strings'), 'values must be a list')),
   },
   'a match expression',
 );
@@ -58,13 +67,11 @@ const requirementSchema = strict(
 /** Kubernetes' rules (metav1 ValidateLabelSelector), and at least one term. */
 export const selectorSchema = strict(
   {
-    matchLabels: z.optional(labelMapSchema),
-    matchExpressions: z.optional(z.array(requirementSchema, { error: 'matchExpressions must be a list' })),
+    matchLabels: optional(labelMapSchema),
+    matchExpressions: optional(array(requirementSchema, 'matchExpressions must be a list')),
   },
   'a selector',
-).check(
-  z.superRefine((s, ctx) => {
-    const add = report(ctx, s);
+  rule((s, add) => {
     for (const [key, value] of Object.entries(s.matchLabels ?? {})) {
       const problem = labelKeyProblem(key) ?? labelValueProblem(value);
       if (problem) add(['matchLabels', key], `label ${problem}`);
@@ -91,73 +98,74 @@ export const selectorSchema = strict(
   }),
 );
 
-const clustersSchema = z
-  .array(
-    z
-      .string({ error: 'cluster ids must be strings' })
-      .check(z.refine(isRecordId, { error: 'must be a record id <namespace>/<name>, both DNS labels' })),
-    { error: 'clusters must be a list of record ids' },
-  )
-  .check(
-    z.minLength(1, { error: 'clusters must list at least one record id' }),
-    z.superRefine((ids, ctx) => {
-      for (const [i, id] of ids.entries())
-        if (ids.indexOf(id) < i) report(ctx, ids)([i], `${id} is listed twice`);
-    }),
-  );
+const clustersSchema = array(
+  string(
+    'cluster ids must be strings',
+    refine(isRecordId, 'must be a record id <namespace>/<name>, both DNS labels'),
+  ),
+  'clusters must be a list of record ids',
+  minLength(1, 'clusters must list at least one record id'),
+  rule((ids, add) => {
+    for (const [i, id] of ids.entries()) if (ids.indexOf(id) < i) add([i], `${id} is listed twice`);
+  }),
+);
 
-const stageSchema = z.pipe(
+const stageSchema = map(
   strict(
     {
-      name: z.string({ error: 'name must be a string' }).check(
-        z.refine(isDnsLabel, {
-          error: 'name must be a DNS label (lowercase letters, digits and hyphens, at most 63 characters)',
-        }),
+      name: string(
+        'name must be a string',
+        refine(
+          isDnsLabel,
+          'name must be a DNS label (lowercase letters, digits and hyphens, at most 63 characters)',
+        ),
       ),
-      selector: z.optional(selectorSchema),
-      clusters: z.optional(clustersSchema),
-      share: z.optional(shareSchema),
-      maxConcurrency: z.prefault(maxConcurrencySchema, 1),
-      soak: z.prefault(durationSchema(0), '0s'),
-      approval: z._default(
-        z.enum(['before', 'after', 'none'], { error: 'approval must be "before", "after" or "none"' }),
-        'none',
+      selector: optional(selectorSchema),
+      clusters: optional(clustersSchema),
+      share: optional(shareSchema),
+      maxConcurrency: withInputDefault(maxConcurrencySchema, 1),
+      soak: withInputDefault(durationSchema(0), '0s'),
+      approval: withDefault(
+        oneOf(['before', 'after', 'none'], 'approval must be "before", "after" or "none"'),
+        () => 'none' as const,
       ),
     },
     'a stage',
-  ).check(
-    z.superRefine((s, ctx) => {
+    rule((s, add) => {
       const set = (['selector', 'clusters', 'share'] as const).filter((f) => s[f] !== undefined);
       if (set.length > 1)
-        report(ctx, s)(
+        add(
           [set[1] ?? ''],
           `stage ${s.name}: use at most one of selector, clusters and share (found ${set.join(', ')})`,
         );
     }),
   ),
-  z.transform(({ soak, ...rest }) => ({ ...rest, soakSeconds: soak })),
+  ({ soak, ...rest }) => ({ ...rest, soakSeconds: soak }),
 );
 
-export const rolloutSpecSchema = strict(
-  {
-    selector: z.optional(selectorSchema),
-    clusters: z.optional(clustersSchema),
-    change: changeSchema,
-    stages: z
-      .array(stageSchema, { error: 'stages must be a list of stages' })
-      .check(
-        z.minLength(1, { error: 'stages must list at least one stage' }),
-        z.maxLength(MAX_STAGES, { error: `at most ${MAX_STAGES} stages` }),
-      ),
-    failurePolicy: failurePolicyOrDefaults,
-  },
-  'a rollout spec',
-).check(z.superRefine((s, ctx) => checkRollout(s, report(ctx, s))));
+const rolloutFields = {
+  selector: optional(selectorSchema),
+  clusters: optional(clustersSchema),
+  change: changeSchema,
+  stages: array(
+    stageSchema,
+    'stages must be a list of stages',
+    minLength(1, 'stages must list at least one stage'),
+    maxLength(MAX_STAGES, `at most ${MAX_STAGES} stages`),
+  ),
+  failurePolicy: failurePolicyOrDefaults,
+};
 
-type Checked = z.output<typeof rolloutSpecSchema>;
+export const rolloutSpecSchema = strict(
+  rolloutFields,
+  'a rollout spec',
+  rule((s, add) => checkRollout(s, add)),
+);
+
+type Checked = Output<typeof rolloutSpecSchema>;
 
 /** The rules across fields: one cluster set, unique stage names, the catch-all stage last. */
-function checkRollout(s: Checked, add: (path: PropertyKey[], message: string) => void): void {
+function checkRollout(s: Checked, add: (path: readonly PropertyKey[], message: string) => void): void {
   if ((s.selector === undefined) === (s.clusters === undefined))
     add(
       s.selector ? ['clusters'] : [],
@@ -180,20 +188,21 @@ function checkRollout(s: Checked, add: (path: PropertyKey[], message: string) =>
 }
 
 /** A validated rollout spec, defaults applied, durations in seconds. */
-export type RolloutSpec = z.output<typeof rolloutSpecSchema>;
+export type RolloutSpec = Output<typeof rolloutSpecSchema>;
 /** What a user may write. */
-export type RolloutSpecInput = z.input<typeof rolloutSpecSchema>;
+export type RolloutSpecInput = Input<typeof rolloutSpecSchema>;
 export type RolloutStage = RolloutSpec['stages'][number];
 
 export type RolloutSpecResult = { ok: true; spec: RolloutSpec } | { ok: false; issues: SpecIssue[] };
 
 export function validateRolloutSpec(input: unknown): RolloutSpecResult {
-  // Before zod reads it: a record drops a `__proto__` key silently, and what zod would then say
-  // (an empty selector, a missing field) is about a document the user did not write.
+  // Before the checks read it: a map drops a `__proto__` key, and what they would then say (an
+  // empty selector, a missing field) is about a document the user did not write.
   const reserved = reservedKeyPaths(input).map((path) =>
     issueAt(path, 'reserved_key', reservedKeyMessage(path.at(-1) ?? '')),
   );
   if (reserved.length > 0) return { ok: false, issues: reserved };
-  const r = rolloutSpecSchema.safeParse(input);
-  return r.success ? { ok: true, spec: r.data } : { ok: false, issues: toIssues(r.error, input) };
+  const issues: KitIssue[] = [];
+  const spec = rolloutSpecSchema.run(input, [], issues);
+  return issues.length === 0 ? { ok: true, spec } : { ok: false, issues: toIssues(issues, input) };
 }

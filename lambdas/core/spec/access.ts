@@ -3,116 +3,120 @@
  * `bootstrapClusterCreatorAdminPermissions: false` (it needs no Kubernetes access itself) and these
  * entries. Under `exclusive`, entries that are not listed are removed, except those EKS makes itself.
  */
-import * as z from 'zod/mini';
-import '../zod-locale.js';
 import { ACCESS_POLICY_NAMES } from '../access-policies.js';
+import {
+  array,
+  boolean,
+  maxLength,
+  object,
+  oneOf,
+  optional,
+  regex,
+  rule,
+  string,
+  withDefault,
+} from './build.js';
+import type { Output } from './kit.js';
 import { LIMITS } from './rules.js';
 
-const policySchema = z
-  .strictObject(
-    {
-      name: z.enum(ACCESS_POLICY_NAMES, {
-        error: (iss) =>
-          `access policy ${JSON.stringify(iss.input)} is not an EKS access policy (${ACCESS_POLICY_NAMES.join(', ')})`,
-      }),
-      scope: z._default(
-        z.enum(['cluster', 'namespace'], { error: 'scope must be "cluster" or "namespace"' }),
-        'cluster',
-      ),
-      namespaces: z.optional(
-        z
-          .array(
-            z.string().check(
-              z.regex(LIMITS.access.namespacePattern, {
-                error: 'namespaces are Kubernetes namespace names, optionally ending in * for a prefix',
-              }),
-            ),
-            { error: 'namespaces must be a list' },
-          )
-          .check(
-            z.maxLength(LIMITS.access.maxNamespaces, {
-              error: `at most ${LIMITS.access.maxNamespaces} namespaces per access scope (EKS limit)`,
-            }),
-          ),
-      ),
-    },
-    { error: 'an access policy is an object with name, scope and (for scope namespace) namespaces' },
-  )
-  .check(
-    z.superRefine((p, ctx) => {
-      if (p.scope === 'namespace' && !p.namespaces?.length)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['namespaces'],
-          message: 'scope namespace needs at least one namespace',
-        });
-      if (p.scope === 'cluster' && p.namespaces !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['namespaces'],
-          message: 'namespaces apply only to scope namespace (scope cluster covers every namespace)',
-        });
-    }),
-  );
-
-const entrySchema = z.strictObject(
+const policySchema = object(
   {
-    principalArn: z.string({ error: 'principalArn must be a string' }).check(
-      z.regex(LIMITS.access.principalPattern, {
-        error: 'principalArn must be an IAM role or user ARN (arn:aws:iam::<12-digit account>:role/<name>)',
-      }),
+    name: oneOf(
+      ACCESS_POLICY_NAMES,
+      (input) =>
+        `access policy ${JSON.stringify(input)} is not an EKS access policy (${ACCESS_POLICY_NAMES.join(', ')})`,
     ),
-    type: z._default(
-      z.enum(LIMITS.access.entryTypes, {
-        error: `type must be one of ${LIMITS.access.entryTypes.join(', ')}`,
-      }),
-      'STANDARD',
+    scope: withDefault(
+      oneOf(['cluster', 'namespace'], 'scope must be "cluster" or "namespace"'),
+      () => 'cluster' as const,
     ),
-    kubernetesGroups: z.optional(
-      z
-        .array(
-          z.string().check(
-            z.regex(LIMITS.access.groupPattern, {
-              error: 'a Kubernetes group is 1-255 characters without spaces',
-            }),
+    namespaces: optional(
+      array(
+        string(
+          undefined,
+          regex(
+            LIMITS.access.namespacePattern,
+            'namespaces are Kubernetes namespace names, optionally ending in * for a prefix',
           ),
-          { error: 'kubernetesGroups must be a list of group names' },
-        )
-        .check(z.maxLength(100, { error: 'at most 100 Kubernetes groups per entry' })),
-    ),
-    policies: z._default(
-      z
-        .array(policySchema, { error: 'policies must be a list of access policies' })
-        .check(z.maxLength(20, { error: 'at most 20 access policies per entry' })),
-      [],
+        ),
+        'namespaces must be a list',
+        maxLength(
+          LIMITS.access.maxNamespaces,
+          `at most ${LIMITS.access.maxNamespaces} namespaces per access scope (EKS limit)`,
+        ),
+      ),
     ),
   },
-  { error: 'an access entry is an object with principalArn and policies' },
+  'an access policy is an object with name, scope and (for scope namespace) namespaces',
+  rule((p, add) => {
+    if (p.scope === 'namespace' && !p.namespaces?.length)
+      add(['namespaces'], 'scope namespace needs at least one namespace');
+    if (p.scope === 'cluster' && p.namespaces !== undefined)
+      add(['namespaces'], 'namespaces apply only to scope namespace (scope cluster covers every namespace)');
+  }),
 );
 
-export const accessSchema = z.strictObject(
+const entrySchema = object(
+  {
+    principalArn: string(
+      'principalArn must be a string',
+      regex(
+        LIMITS.access.principalPattern,
+        'principalArn must be an IAM role or user ARN (arn:aws:iam::<12-digit account>:role/<name>)',
+      ),
+    ),
+    type: withDefault(
+      oneOf(LIMITS.access.entryTypes, `type must be one of ${LIMITS.access.entryTypes.join(', ')}`),
+      () => 'STANDARD' as const,
+    ),
+    kubernetesGroups: optional(
+      array(
+        string(
+          undefined,
+          regex(LIMITS.access.groupPattern, 'a Kubernetes group is 1-255 characters without spaces'),
+        ),
+        'kubernetesGroups must be a list of group names',
+        maxLength(100, 'at most 100 Kubernetes groups per entry'),
+      ),
+    ),
+    policies: withDefault(
+      array(
+        policySchema,
+        'policies must be a list of access policies',
+        maxLength(20, 'at most 20 access policies per entry'),
+      ),
+      () => [],
+    ),
+  },
+  'an access entry is an object with principalArn and policies',
+);
+
+export const accessSchema = object(
   {
     // Absent: at least API_AND_CONFIG_MAP (a cluster already at API stays there; EKS never moves back).
-    authenticationMode: z.optional(
-      z.enum(LIMITS.access.authenticationModes, {
-        error:
-          'authenticationMode must be "API_AND_CONFIG_MAP" or "API" (CloudOrch manages access entries, which CONFIG_MAP lacks)',
-      }),
-    ),
-    exclusive: z._default(z.boolean({ error: 'exclusive must be true or false' }), false),
-    entries: z._default(
-      z.array(entrySchema, { error: 'entries must be a list of access entries' }).check(
-        z.maxLength(LIMITS.access.maxEntries, {
-          error: `at most ${LIMITS.access.maxEntries} access entries per cluster (EKS quota)`,
-        }),
+    authenticationMode: optional(
+      oneOf(
+        LIMITS.access.authenticationModes,
+        'authenticationMode must be "API_AND_CONFIG_MAP" or "API" (CloudOrch manages access entries, which CONFIG_MAP lacks)',
       ),
-      [],
+    ),
+    exclusive: withDefault(boolean('exclusive must be true or false'), () => false),
+    entries: withDefault(
+      array(
+        entrySchema,
+        'entries must be a list of access entries',
+        maxLength(
+          LIMITS.access.maxEntries,
+          `at most ${LIMITS.access.maxEntries} access entries per cluster (EKS quota)`,
+        ),
+      ),
+      () => [],
     ),
   },
-  { error: 'access must be an object with authenticationMode, exclusive and entries' },
+  'access must be an object with authenticationMode, exclusive and entries',
 );
 
-export type Access = z.output<typeof accessSchema>;
+export type Access = Output<typeof accessSchema>;
 export type AccessEntry = Access['entries'][number];
 export type AccessPolicy = AccessEntry['policies'][number];
 

@@ -2,21 +2,35 @@
  * `spec.addons`: the EKS add-ons CloudOrch manages. Add-ons not listed are left alone; one removed from
  * the list is deleted only if CloudOrch created it, with `preserve` so its Kubernetes resources stay.
  */
-import * as z from 'zod/mini';
-import '../zod-locale.js';
+import {
+  array,
+  maxLength,
+  minLength,
+  object,
+  oneOf,
+  optional,
+  record,
+  refine,
+  regex,
+  rule,
+  string,
+  unknown,
+  withDefault,
+} from './build.js';
+import type { Output } from './kit.js';
 import { roleArnSchema } from './pools.js';
 import { LIMITS, RESERVED_OBJECT_KEYS } from './rules.js';
 
 /** `default`: EKS's default for the cluster's minor; `latest`: the newest compatible; else exact. */
 export const ADDON_VERSION_KEYWORDS = ['default', 'latest'] as const;
 
-const versionSchema = z.string({ error: 'version must be a string' }).check(
-  z.refine(
+/** An add-on's version; a rollout's change may set it. */
+export const addonVersionSchema = string(
+  'version must be a string',
+  refine(
     (v) => (ADDON_VERSION_KEYWORDS as readonly string[]).includes(v) || LIMITS.addon.versionPattern.test(v),
-    {
-      error: (iss) =>
-        `version ${JSON.stringify(iss.input)} must be "default", "latest" or an exact EKS add-on version like "v1.19.0-eksbuild.1"`,
-    },
+    (v) =>
+      `version ${JSON.stringify(v)} must be "default", "latest" or an exact EKS add-on version like "v1.19.0-eksbuild.1"`,
   ),
 );
 
@@ -42,61 +56,64 @@ function jsonIssue(value: unknown, path: string): string | undefined {
   return `${path} is not a JSON value`;
 }
 
-const configurationSchema = z
-  .record(z.string(), z.unknown(), { error: 'configurationValues must be an object (it is sent as JSON)' })
-  .check(
-    z.superRefine((v, ctx) => {
-      const issue = jsonIssue(v, 'configurationValues');
-      if (issue)
-        ctx.addIssue({ code: 'custom', message: `${issue}: configurationValues must be plain JSON` });
-      else if (Buffer.byteLength(JSON.stringify(v)) > LIMITS.addon.maxConfigurationBytes)
-        ctx.addIssue({
-          code: 'custom',
-          message: `configurationValues is larger than ${LIMITS.addon.maxConfigurationBytes} bytes as JSON`,
-        });
-    }),
-  );
+const configurationSchema = record(
+  unknown(),
+  'configurationValues must be an object (it is sent as JSON)',
+  rule((v, add) => {
+    const issue = jsonIssue(v, 'configurationValues');
+    if (issue) add([], `${issue}: configurationValues must be plain JSON`);
+    else if (Buffer.byteLength(JSON.stringify(v)) > LIMITS.addon.maxConfigurationBytes)
+      add([], `configurationValues is larger than ${LIMITS.addon.maxConfigurationBytes} bytes as JSON`);
+  }),
+);
 
-const podIdentitySchema = z.strictObject(
+const podIdentitySchema = object(
   {
-    serviceAccount: z.string({ error: 'serviceAccount must be a string' }).check(
-      z.regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, {
-        error: 'serviceAccount must be a Kubernetes service account name',
-      }),
+    serviceAccount: string(
+      'serviceAccount must be a string',
+      regex(
+        /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/,
+        'serviceAccount must be a Kubernetes service account name',
+      ),
     ),
     roleArn: roleArnSchema('roleArn'),
   },
-  { error: 'a pod identity association is an object with serviceAccount and roleArn' },
+  'a pod identity association is an object with serviceAccount and roleArn',
 );
 
-export const addonSchema = z.strictObject(
+/** An add-on's name; a rollout's change names add-ons by it. */
+export const addonNameSchema = string(
+  'name must be a string',
+  minLength(1, 'name must not be empty'),
+  maxLength(LIMITS.addon.nameMaxLength, `name must be at most ${LIMITS.addon.nameMaxLength} characters`),
+  regex(
+    LIMITS.addon.namePattern,
+    'name must be an EKS add-on name like "vpc-cni" (lower-case letters, digits, - and _)',
+  ),
+);
+
+export const addonSchema = object(
   {
-    name: z.string({ error: 'name must be a string' }).check(
-      z.minLength(1, { error: 'name must not be empty' }),
-      z.maxLength(LIMITS.addon.nameMaxLength, {
-        error: `name must be at most ${LIMITS.addon.nameMaxLength} characters`,
-      }),
-      z.regex(LIMITS.addon.namePattern, {
-        error: 'name must be an EKS add-on name like "vpc-cni" (lower-case letters, digits, - and _)',
-      }),
+    name: addonNameSchema,
+    version: withDefault(addonVersionSchema, () => 'default'),
+    configurationValues: optional(configurationSchema),
+    serviceAccountRoleArn: optional(roleArnSchema('serviceAccountRoleArn')),
+    podIdentityAssociations: optional(
+      array(
+        podIdentitySchema,
+        'podIdentityAssociations must be a list',
+        maxLength(10, 'at most 10 pod identity associations per add-on'),
+      ),
     ),
-    version: z._default(versionSchema, 'default'),
-    configurationValues: z.optional(configurationSchema),
-    serviceAccountRoleArn: z.optional(roleArnSchema('serviceAccountRoleArn')),
-    podIdentityAssociations: z.optional(
-      z
-        .array(podIdentitySchema, { error: 'podIdentityAssociations must be a list' })
-        .check(z.maxLength(10, { error: 'at most 10 pod identity associations per add-on' })),
-    ),
-    resolveConflicts: z._default(
-      z.enum(['OVERWRITE', 'PRESERVE'], { error: 'resolveConflicts must be "OVERWRITE" or "PRESERVE"' }),
-      'OVERWRITE',
+    resolveConflicts: withDefault(
+      oneOf(['OVERWRITE', 'PRESERVE'], 'resolveConflicts must be "OVERWRITE" or "PRESERVE"'),
+      () => 'OVERWRITE' as const,
     ),
   },
-  { error: 'an add-on must be an object with a name' },
+  'an add-on must be an object with a name',
 );
 
-export type Addon = z.output<typeof addonSchema>;
+export type Addon = Output<typeof addonSchema>;
 
 type Add = (path: PropertyKey[], message: string) => void;
 

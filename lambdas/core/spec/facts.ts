@@ -1,6 +1,6 @@
 /**
  * Facts about the spec that the planner and the observer read, apart from the schema so that they
- * load neither zod nor the spec schema's construction (see docs/performance.md, "Bundles").
+ * do not load the spec schema's construction (see docs/performance.md, "Bundles").
  */
 
 /** The pool the flat fields describe. */

@@ -28,8 +28,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /**
  * Paths of every reserved object key (`__proto__`, `constructor`, `prototype`) in a parsed value,
- * at any depth. Run on the parsed input before anything copies it: object builders (zod's record
- * among them) drop a `__proto__` key silently. Shared (aliased) and cyclic values are walked once.
+ * at any depth. Run on the parsed input before anything copies it: the spec's maps (build.ts,
+ * `record`) drop a `__proto__` key. Shared (aliased) and cyclic values are walked once.
  */
 export function reservedKeyPaths(value: unknown): PropertyKey[][] {
   const found: PropertyKey[][] = [];

@@ -3,11 +3,29 @@
  * A spec uses one form or the other; both are normalised here, at validation, so the planner, the
  * policies and the cost estimate only ever see pools.
  */
-import * as z from 'zod/mini';
-import '../zod-locale.js';
 import { architectureOf, architectureOfAmi, catalog, isGpuInstanceType } from '../catalog.js';
 import { labelKeyProblem, labelValueProblem } from '../labels.js';
+import {
+  array,
+  int,
+  maximum,
+  maxLength,
+  minimum,
+  minLength,
+  number,
+  object,
+  oneOf,
+  optional,
+  readonly,
+  record,
+  refine,
+  regex,
+  rule,
+  string,
+  withDefault,
+} from './build.js';
 import { DEFAULT_POOL } from './facts.js';
+import type { Output } from './kit.js';
 import { LIMITS } from './rules.js';
 
 export { DEFAULT_POOL };
@@ -24,186 +42,178 @@ export const FLAT_POOL_FIELDS = [
 ] as const;
 
 export const nodeCountSchema = (field: string, min: number) =>
-  z.number({ error: `${field} must be a number` }).check(
-    z.int({ error: `${field} must be a whole number` }),
-    z.minimum(min, { error: `${field} must be at least ${min}` }),
-    z.maximum(LIMITS.maxNodes, {
-      error: `${field} must be at most ${LIMITS.maxNodes} (EKS quota: nodes per managed node group)`,
-    }),
+  number(
+    `${field} must be a number`,
+    ...int(`${field} must be a whole number`),
+    minimum(min, `${field} must be at least ${min}`),
+    maximum(
+      LIMITS.maxNodes,
+      `${field} must be at most ${LIMITS.maxNodes} (EKS quota: nodes per managed node group)`,
+    ),
   );
 
 export const roleArnSchema = (field: string) =>
-  z.string({ error: `${field} must be a string` }).check(
-    z.regex(LIMITS.roleArn, {
-      error: `${field} must be an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`,
-    }),
+  string(
+    `${field} must be a string`,
+    regex(LIMITS.roleArn, `${field} must be an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`),
   );
 
-export const scalingSchema = z.enum(['managed', 'external'], {
-  error: 'scaling must be "managed" (CloudOrch sets the size) or "external" (an autoscaler owns it)',
-});
+export const scalingSchema = oneOf(
+  ['managed', 'external'],
+  'scaling must be "managed" (CloudOrch sets the size) or "external" (an autoscaler owns it)',
+);
 
 export const instanceTypeSchema = (field: string) =>
-  z.enum(catalog.instanceTypes as [string, ...string[]], {
-    error: (iss) => `${field} ${JSON.stringify(iss.input)} is not in the allowed instance types`,
-  });
-
-const labelsSchema = z
-  .record(z.string(), z.string({ error: 'label values must be strings (quote them in YAML)' }), {
-    error: 'labels must be a map of Kubernetes labels',
-  })
-  .check(
-    z.superRefine((labels, ctx) => {
-      const keys = Object.keys(labels);
-      if (keys.length > LIMITS.pool.maxLabels)
-        ctx.addIssue({ code: 'custom', message: `at most ${LIMITS.pool.maxLabels} labels per pool` });
-      for (const key of keys) {
-        const problem = labelKeyProblem(key);
-        if (problem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${problem}` });
-        const reserved = LIMITS.pool.reservedLabelPrefixes.find((p) => key.includes(p));
-        if (reserved)
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `label key ${JSON.stringify(key)} contains the reserved prefix ${reserved} (EKS refuses it: nodes may not set such labels on themselves)`,
-          });
-        const value = labels[key] ?? '';
-        // EKS node group labels (the model's labelValue) are 1-63 characters: no empty value.
-        const valueProblem = value === '' ? 'value must not be empty (EKS rule)' : labelValueProblem(value);
-        if (valueProblem) ctx.addIssue({ code: 'custom', path: [key], message: `label ${valueProblem}` });
-      }
-    }),
+  oneOf(
+    catalog.instanceTypes as readonly string[],
+    (input) => `${field} ${JSON.stringify(input)} is not in the allowed instance types`,
   );
 
-const taintSchema = z.readonly(
-  z.strictObject(
+const labelsSchema = record(
+  string('label values must be strings (quote them in YAML)'),
+  'labels must be a map of Kubernetes labels',
+  rule((labels, add) => {
+    const keys = Object.keys(labels);
+    if (keys.length > LIMITS.pool.maxLabels) add([], `at most ${LIMITS.pool.maxLabels} labels per pool`);
+    for (const key of keys) {
+      const problem = labelKeyProblem(key);
+      if (problem) add([key], `label ${problem}`);
+      const reserved = LIMITS.pool.reservedLabelPrefixes.find((p) => key.includes(p));
+      if (reserved)
+        add(
+          [key],
+          `label key ${JSON.stringify(key)} contains the reserved prefix ${reserved} (EKS refuses it: nodes may not set such labels on themselves)`,
+        );
+      const value = labels[key] ?? '';
+      // EKS node group labels (the model's labelValue) are 1-63 characters: no empty value.
+      const valueProblem = value === '' ? 'value must not be empty (EKS rule)' : labelValueProblem(value);
+      if (valueProblem) add([key], `label ${valueProblem}`);
+    }
+  }),
+);
+
+/** A label rule (key or value) on a taint's part, said as a taint's. */
+const taintPart = (problemOf: (s: string) => string | undefined) =>
+  rule<string>((v, add) => {
+    const problem = problemOf(v);
+    if (problem) add([], `taint ${problem}`);
+  });
+
+const taintSchema = readonly(
+  object(
     {
-      key: z.string({ error: 'a taint key must be a string' }).check(
-        z.superRefine((key, ctx) => {
-          const problem = labelKeyProblem(key);
-          if (problem) ctx.addIssue({ code: 'custom', message: `taint ${problem}` });
-        }),
-      ),
-      value: z.optional(
-        z.string({ error: 'a taint value must be a string' }).check(
-          z.superRefine((value, ctx) => {
-            const problem = labelValueProblem(value);
-            if (problem) ctx.addIssue({ code: 'custom', message: `taint ${problem}` });
-          }),
-        ),
-      ),
-      effect: z.enum(LIMITS.pool.taintEffects, {
-        error: `effect must be one of ${LIMITS.pool.taintEffects.join(', ')}`,
-      }),
+      key: string('a taint key must be a string', taintPart(labelKeyProblem)),
+      value: optional(string('a taint value must be a string', taintPart(labelValueProblem))),
+      effect: oneOf(LIMITS.pool.taintEffects, `effect must be one of ${LIMITS.pool.taintEffects.join(', ')}`),
     },
-    { error: 'a taint is an object with key, optional value and effect' },
+    'a taint is an object with key, optional value and effect',
   ),
 );
 
-const updateConfigSchema = z
-  .strictObject(
-    {
-      maxUnavailable: z.optional(
-        z
-          .number({ error: 'maxUnavailable must be a number' })
-          .check(
-            z.int({ error: 'maxUnavailable must be a whole number' }),
-            z.minimum(1, { error: 'maxUnavailable must be at least 1' }),
-            z.maximum(100, { error: 'maxUnavailable must be at most 100 (EKS limit)' }),
-          ),
-      ),
-      maxUnavailablePercentage: z.optional(
-        z
-          .number({ error: 'maxUnavailablePercentage must be a number' })
-          .check(
-            z.int({ error: 'maxUnavailablePercentage must be a whole number' }),
-            z.minimum(1, { error: 'maxUnavailablePercentage must be at least 1' }),
-            z.maximum(100, { error: 'maxUnavailablePercentage must be at most 100' }),
-          ),
-      ),
-    },
-    { error: 'updateConfig must be an object with maxUnavailable or maxUnavailablePercentage' },
-  )
-  .check(
-    z.refine((u) => (u.maxUnavailable === undefined) !== (u.maxUnavailablePercentage === undefined), {
-      error: 'updateConfig takes exactly one of maxUnavailable and maxUnavailablePercentage',
-    }),
+const percentOrCount = (field: string, last: string) =>
+  optional(
+    number(
+      `${field} must be a number`,
+      ...int(`${field} must be a whole number`),
+      minimum(1, `${field} must be at least 1`),
+      maximum(100, `${field} must be at most 100${last}`),
+    ),
   );
 
-export const poolSchema = z.strictObject(
+const updateConfigSchema = object(
   {
-    name: z.string({ error: 'name must be a string' }).check(
-      z.minLength(1, { error: 'name must not be empty' }),
-      z.maxLength(LIMITS.pool.nameMaxLength, {
-        error: `name must be at most ${LIMITS.pool.nameMaxLength} characters (the node group name CloudOrch derives from it must fit EKS's 63)`,
-      }),
-      z.regex(LIMITS.pool.namePattern, {
-        error:
-          'name must start with a letter or digit and contain only letters, digits, hyphens and underscores',
-      }),
+    maxUnavailable: percentOrCount('maxUnavailable', ' (EKS limit)'),
+    maxUnavailablePercentage: percentOrCount('maxUnavailablePercentage', ''),
+  },
+  'updateConfig must be an object with maxUnavailable or maxUnavailablePercentage',
+  refine(
+    (u) => (u.maxUnavailable === undefined) !== (u.maxUnavailablePercentage === undefined),
+    'updateConfig takes exactly one of maxUnavailable and maxUnavailablePercentage',
+  ),
+);
+
+/** A pool's name; a rollout's change names pools by it. */
+export const poolNameSchema = string(
+  'name must be a string',
+  minLength(1, 'name must not be empty'),
+  maxLength(
+    LIMITS.pool.nameMaxLength,
+    `name must be at most ${LIMITS.pool.nameMaxLength} characters (the node group name CloudOrch derives from it must fit EKS's 63)`,
+  ),
+  regex(
+    LIMITS.pool.namePattern,
+    'name must start with a letter or digit and contain only letters, digits, hyphens and underscores',
+  ),
+);
+
+/** A pool's instance types; a rollout's change may set them. */
+export const instanceTypesSchema = (notList: string) =>
+  array(
+    instanceTypeSchema('instance type'),
+    notList,
+    minLength(1, 'instanceTypes must list at least one instance type'),
+    maxLength(
+      LIMITS.pool.maxInstanceTypes,
+      `at most ${LIMITS.pool.maxInstanceTypes} instance types per pool`,
     ),
-    instanceTypes: z
-      .array(instanceTypeSchema('instance type'), { error: 'instanceTypes must be a list of instance types' })
-      .check(
-        z.minLength(1, { error: 'instanceTypes must list at least one instance type' }),
-        z.maxLength(LIMITS.pool.maxInstanceTypes, {
-          error: `at most ${LIMITS.pool.maxInstanceTypes} instance types per pool`,
-        }),
-      ),
-    capacityType: z._default(
-      z.enum(['ON_DEMAND', 'SPOT'], { error: 'capacityType must be "ON_DEMAND" or "SPOT"' }),
-      'ON_DEMAND',
+  );
+
+export const subnetIdSchema = string(
+  undefined,
+  regex(LIMITS.subnets.pattern, 'subnet ids look like subnet-0123abcd'),
+);
+
+export const poolSchema = object(
+  {
+    name: poolNameSchema,
+    instanceTypes: instanceTypesSchema('instanceTypes must be a list of instance types'),
+    capacityType: withDefault(
+      oneOf(['ON_DEMAND', 'SPOT'], 'capacityType must be "ON_DEMAND" or "SPOT"'),
+      () => 'ON_DEMAND' as const,
     ),
     nodeCount: nodeCountSchema('nodeCount', 0),
-    minSize: z.optional(nodeCountSchema('minSize', 0)),
-    maxSize: z.optional(nodeCountSchema('maxSize', 1)),
-    scaling: z._default(scalingSchema, 'managed'),
-    labels: z._default(labelsSchema, {}),
-    taints: z._default(
-      z.array(taintSchema, { error: 'taints must be a list of {key, value, effect}' }).check(
-        z.maxLength(LIMITS.pool.maxTaints, {
-          error: `at most ${LIMITS.pool.maxTaints} taints per pool (EKS limit)`,
-        }),
+    minSize: optional(nodeCountSchema('minSize', 0)),
+    maxSize: optional(nodeCountSchema('maxSize', 1)),
+    scaling: withDefault(scalingSchema, () => 'managed' as const),
+    labels: withDefault(labelsSchema, () => ({})),
+    taints: withDefault(
+      array(
+        taintSchema,
+        'taints must be a list of {key, value, effect}',
+        maxLength(LIMITS.pool.maxTaints, `at most ${LIMITS.pool.maxTaints} taints per pool (EKS limit)`),
       ),
-      [],
+      () => [],
     ),
-    amiType: z.optional(
-      z.enum(LIMITS.pool.amiTypes, { error: `amiType must be one of ${LIMITS.pool.amiTypes.join(', ')}` }),
+    amiType: optional(
+      oneOf(LIMITS.pool.amiTypes, `amiType must be one of ${LIMITS.pool.amiTypes.join(', ')}`),
     ),
-    diskSize: z.optional(
-      z.number({ error: 'diskSize must be a number of GiB' }).check(
-        z.int({ error: 'diskSize must be a whole number of GiB' }),
-        z.minimum(LIMITS.pool.diskSize.min, {
-          error: `diskSize must be at least ${LIMITS.pool.diskSize.min} GiB`,
-        }),
-        z.maximum(LIMITS.pool.diskSize.max, {
-          error: `diskSize must be at most ${LIMITS.pool.diskSize.max} GiB (EBS limit)`,
-        }),
-      ),
-    ),
-    nodeRoleArn: z.optional(roleArnSchema('nodeRoleArn')),
-    subnetIds: z.optional(
-      z
-        .array(
-          z
-            .string()
-            .check(z.regex(LIMITS.subnets.pattern, { error: 'subnet ids look like subnet-0123abcd' })),
-          {
-            error: 'subnetIds must be a list of subnet ids',
-          },
-        )
-        .check(
-          z.minLength(1, { error: 'subnetIds must list at least one subnet' }),
-          z.maxLength(LIMITS.subnets.max, { error: `at most ${LIMITS.subnets.max} subnets are allowed` }),
+    diskSize: optional(
+      number(
+        'diskSize must be a number of GiB',
+        ...int('diskSize must be a whole number of GiB'),
+        minimum(LIMITS.pool.diskSize.min, `diskSize must be at least ${LIMITS.pool.diskSize.min} GiB`),
+        maximum(
+          LIMITS.pool.diskSize.max,
+          `diskSize must be at most ${LIMITS.pool.diskSize.max} GiB (EBS limit)`,
         ),
+      ),
     ),
-    updateConfig: z.optional(updateConfigSchema),
+    nodeRoleArn: optional(roleArnSchema('nodeRoleArn')),
+    subnetIds: optional(
+      array(
+        subnetIdSchema,
+        'subnetIds must be a list of subnet ids',
+        minLength(1, 'subnetIds must list at least one subnet'),
+        maxLength(LIMITS.subnets.max, `at most ${LIMITS.subnets.max} subnets are allowed`),
+      ),
+    ),
+    updateConfig: optional(updateConfigSchema),
   },
-  { error: 'a node pool must be an object with name, instanceTypes and nodeCount' },
+  'a node pool must be an object with name, instanceTypes and nodeCount',
 );
 
 /** One pool, defaults applied: what the planner, the policies and the cost estimate read. */
-export type NodePool = z.output<typeof poolSchema>;
+export type NodePool = Output<typeof poolSchema>;
 export type Taint = NodePool['taints'][number];
 
 interface Sizes {

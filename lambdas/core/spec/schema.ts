@@ -2,13 +2,29 @@
  * The CloudCluster spec: the single source for runtime validation at every entry point, the CRD's
  * openAPIV3Schema (through {@link specJsonSchema}), the CLI's error messages and the policy input.
  */
-import * as z from 'zod/mini';
 import { catalog } from '../catalog.js';
 import { InternalError } from '../errors.js';
-import '../zod-locale.js';
 import { accessSchema, checkAccess } from './access.js';
 import { addonSchema, checkAddons } from './addons.js';
+import {
+  array,
+  boolean,
+  literal,
+  maxLength,
+  minLength,
+  type ObjectOutput,
+  object,
+  oneOf,
+  optional,
+  record,
+  refine,
+  regex,
+  rule,
+  string,
+  withDefault,
+} from './build.js';
 import { UPGRADE_READINESS } from './facts.js';
+import { expected, type Input, type KitIssue, type Output } from './kit.js';
 import {
   checkPools,
   checkSizes,
@@ -20,6 +36,7 @@ import {
   poolSchema,
   roleArnSchema,
   scalingSchema,
+  subnetIdSchema,
 } from './pools.js';
 import { LIMITS } from './rules.js';
 
@@ -27,213 +44,192 @@ import { LIMITS } from './rules.js';
 const codePoints = (s: string): number => [...s].length;
 const TAG_CHARACTERS = 'letters, digits, spaces and _ . : / = + - @';
 
-const tagsSchema = z
-  .record(z.string(), z.string({ error: 'tag values must be strings' }), { error: 'tags must be a map' })
-  .check(
-    z.superRefine((tags, ctx) => {
-      const keys = Object.keys(tags);
-      if (keys.length > LIMITS.tags.maxCount) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `at most ${LIMITS.tags.maxCount} tags are allowed (EKS limit)`,
-        });
-      }
-      for (const key of keys) {
-        const value = tags[key] ?? '';
-        const keyLength = codePoints(key);
-        // JSON quoting shows invisible and control characters; a long key is already in the field.
-        const shown = JSON.stringify(keyLength > 40 ? `${[...key].slice(0, 40).join('')}…` : key);
-        if (keyLength < 1 || keyLength > LIMITS.tags.maxKeyLength) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `tag key ${shown} has ${keyLength} characters; tag keys must be 1-${LIMITS.tags.maxKeyLength} characters (EKS limit)`,
-          });
-        }
-        if (!LIMITS.tags.pattern.test(key)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `tag key ${shown} may contain only ${TAG_CHARACTERS} (EKS rule)`,
-          });
-        }
-        const valueLength = codePoints(value);
-        if (valueLength > LIMITS.tags.maxValueLength) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `the value of tag ${shown} has ${valueLength} characters; tag values must be at most ${LIMITS.tags.maxValueLength} characters (EKS limit)`,
-          });
-        }
-        if (!LIMITS.tags.pattern.test(value)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `the value of tag ${shown} may contain only ${TAG_CHARACTERS} (EKS rule)`,
-          });
-        }
-        const reserved = LIMITS.reservedTagPrefixes.find((p) => key.toLowerCase().startsWith(p));
-        if (reserved) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `tag key ${shown} must not start with the reserved prefix "${reserved}"`,
-          });
-        }
-      }
-    }),
+const tagsSchema = record(
+  string('tag values must be strings'),
+  'tags must be a map',
+  rule((tags, add) => {
+    const keys = Object.keys(tags);
+    if (keys.length > LIMITS.tags.maxCount)
+      add([], `at most ${LIMITS.tags.maxCount} tags are allowed (EKS limit)`);
+    for (const key of keys) {
+      const value = tags[key] ?? '';
+      const keyLength = codePoints(key);
+      // JSON quoting shows invisible and control characters; a long key is already in the field.
+      const shown = JSON.stringify(keyLength > 40 ? `${[...key].slice(0, 40).join('')}…` : key);
+      if (keyLength < 1 || keyLength > LIMITS.tags.maxKeyLength)
+        add(
+          [key],
+          `tag key ${shown} has ${keyLength} characters; tag keys must be 1-${LIMITS.tags.maxKeyLength} characters (EKS limit)`,
+        );
+      if (!LIMITS.tags.pattern.test(key))
+        add([key], `tag key ${shown} may contain only ${TAG_CHARACTERS} (EKS rule)`);
+      const valueLength = codePoints(value);
+      if (valueLength > LIMITS.tags.maxValueLength)
+        add(
+          [key],
+          `the value of tag ${shown} has ${valueLength} characters; tag values must be at most ${LIMITS.tags.maxValueLength} characters (EKS limit)`,
+        );
+      if (!LIMITS.tags.pattern.test(value))
+        add([key], `the value of tag ${shown} may contain only ${TAG_CHARACTERS} (EKS rule)`);
+      const reserved = LIMITS.reservedTagPrefixes.find((p) => key.toLowerCase().startsWith(p));
+      if (reserved) add([key], `tag key ${shown} must not start with the reserved prefix "${reserved}"`);
+    }
+  }),
+);
+
+const networkSchema = object(
+  {
+    subnetIds: array(
+      subnetIdSchema,
+      'subnetIds must be a list of subnet ids',
+      minLength(
+        LIMITS.subnets.min,
+        `at least ${LIMITS.subnets.min} subnets in different AZs are required by EKS`,
+      ),
+      maxLength(LIMITS.subnets.max, `at most ${LIMITS.subnets.max} subnets are allowed`),
+    ),
+    securityGroupIds: optional(
+      array(
+        string(undefined, regex(LIMITS.securityGroups.pattern, 'security group ids look like sg-0123abcd')),
+        // A schema library's default, kept: the field has no message of its own for a non-list.
+        (input) => expected('array', input),
+        maxLength(
+          LIMITS.securityGroups.max,
+          `at most ${LIMITS.securityGroups.max} security groups (EKS limit)`,
+        ),
+      ),
+    ),
+  },
+  'network must be an object with subnetIds and optional securityGroupIds',
+);
+
+/** The cluster's Kubernetes version; a rollout's change may set it. */
+export const kubernetesVersionSchema = (notString: string, notMinor: string) =>
+  string(
+    notString,
+    regex(/^\d+\.\d+$/, notMinor),
+    refine(
+      (v) => Object.hasOwn(catalog.kubernetesVersions, v),
+      (v) =>
+        `kubernetesVersion ${JSON.stringify(v)} is not an EKS version CloudOrch knows (${Object.keys(catalog.kubernetesVersions).join(', ')})`,
+    ),
   );
 
-const networkSchema = z.strictObject(
-  {
-    subnetIds: z
-      .array(
-        z.string().check(z.regex(LIMITS.subnets.pattern, { error: 'subnet ids look like subnet-0123abcd' })),
-        {
-          error: 'subnetIds must be a list of subnet ids',
-        },
-      )
-      .check(
-        z.minLength(LIMITS.subnets.min, {
-          error: `at least ${LIMITS.subnets.min} subnets in different AZs are required by EKS`,
-        }),
-        z.maxLength(LIMITS.subnets.max, { error: `at most ${LIMITS.subnets.max} subnets are allowed` }),
-      ),
-    securityGroupIds: z.optional(
-      z
-        .array(
-          z
-            .string()
-            .check(
-              z.regex(LIMITS.securityGroups.pattern, { error: 'security group ids look like sg-0123abcd' }),
-            ),
-        )
-        .check(
-          z.maxLength(LIMITS.securityGroups.max, {
-            error: `at most ${LIMITS.securityGroups.max} security groups (EKS limit)`,
-          }),
-        ),
+const specFields = {
+  provider: literal('aws', 'provider must be "aws" (the only provider CloudOrch implements)'),
+  // Absent: the stack's own account (records from before accounts are unchanged). Another account
+  // is reached by assuming CloudOrch's role there (see provider/clients.ts).
+  accountId: optional(
+    string(
+      'accountId must be a string of 12 digits (quote it in YAML)',
+      regex(LIMITS.accountId, 'accountId must be a 12-digit AWS account id'),
     ),
-  },
-  { error: 'network must be an object with subnetIds and optional securityGroupIds' },
-);
-
-const specObject = z.strictObject(
-  {
-    provider: z.literal('aws', {
-      error: 'provider must be "aws" (the only provider CloudOrch implements)',
-    }),
-    // Absent: the stack's own account (records from before accounts are unchanged). Another account
-    // is reached by assuming CloudOrch's role there (see provider/clients.ts).
-    accountId: z.optional(
-      z
-        .string({ error: 'accountId must be a string of 12 digits (quote it in YAML)' })
-        .check(z.regex(LIMITS.accountId, { error: 'accountId must be a 12-digit AWS account id' })),
-    ),
-    region: z.enum(catalog.regions as [string, ...string[]], {
-      error: (iss) =>
-        `region ${JSON.stringify(iss.input)} is not in the allowed regions (${catalog.regions.join(', ')})`,
-    }),
-    clusterName: z.string({ error: 'clusterName must be a string' }).check(
-      z.minLength(1, { error: 'clusterName must not be empty' }),
-      z.maxLength(LIMITS.clusterName.maxLength, {
-        error: `clusterName must be at most ${LIMITS.clusterName.maxLength} characters`,
-      }),
-      z.regex(LIMITS.clusterName.pattern, {
-        error:
-          'clusterName must start with a letter or digit and contain only letters, digits, hyphens and underscores',
-      }),
-    ),
-    kubernetesVersion: z
-      .string({ error: 'kubernetesVersion must be a string like "1.31" (quote it in YAML)' })
-      .check(
-        z.regex(/^\d+\.\d+$/, { error: 'kubernetesVersion must be major.minor, like "1.31"' }),
-        z.refine((v) => v in catalog.kubernetesVersions, {
-          error: (iss) =>
-            `kubernetesVersion ${JSON.stringify(iss.input)} is not an EKS version CloudOrch knows (${Object.keys(catalog.kubernetesVersions).join(', ')})`,
-        }),
-      ),
-    // The flat node fields: one pool named `default` (see pools.ts). No defaults here, so that a
-    // spec using nodeGroups can be told to drop them; normalisation applies them.
-    nodeCount: z.optional(nodeCountSchema('nodeCount', 0)),
-    minSize: z.optional(nodeCountSchema('minSize', 0)),
-    maxSize: z.optional(nodeCountSchema('maxSize', 1)),
-    scaling: z.optional(scalingSchema),
-    instanceType: z.optional(instanceTypeSchema('instanceType')),
-    spotEnabled: z.optional(z.boolean({ error: 'spotEnabled must be true or false' })),
-    nodeGroups: z.optional(
-      z.array(poolSchema, { error: 'nodeGroups must be a list of node pools' }).check(
-        z.minLength(1, {
-          error:
-            'nodeGroups must list at least one pool: a running cluster keeps one (delete the record to delete the cluster)',
-        }),
-        z.maxLength(LIMITS.pool.maxPools, {
-          error: `at most ${LIMITS.pool.maxPools} pools per cluster (EKS's quota of ${LIMITS.pool.nodegroupQuota} managed node groups per cluster, less one for a replacement running beside its group)`,
-        }),
-      ),
-    ),
-    tags: z._default(tagsSchema, {}),
-    network: z.optional(networkSchema),
-    clusterRoleArn: z.optional(roleArnSchema('clusterRoleArn')),
-    nodeRoleArn: z.optional(roleArnSchema('nodeRoleArn')),
-    deletionPolicy: z._default(
-      z.enum(['Delete', 'Retain'], { error: 'deletionPolicy must be "Delete" or "Retain"' }),
-      'Retain',
-    ),
-    adopt: z._default(z.boolean({ error: 'adopt must be true or false' }), false),
-    paused: z._default(z.boolean({ error: 'paused must be true or false' }), false),
-    // Absent: CloudOrch manages no add-on; an empty list removes the ones it created (see addons.ts).
-    addons: z.optional(
-      z
-        .array(addonSchema, { error: 'addons must be a list of add-ons' })
-        .check(z.maxLength(LIMITS.addon.maxAddons, { error: `at most ${LIMITS.addon.maxAddons} add-ons` })),
-    ),
-    // Absent: access entries are not managed (clusters are still created without creator access).
-    access: z.optional(accessSchema),
-    upgrade: z.optional(
-      z.strictObject(
-        {
-          readiness: z._default(
-            z.enum(UPGRADE_READINESS, {
-              error: 'readiness must be "block", "warn" or "ignore" (what an ERROR upgrade insight does)',
-            }),
-            'block',
-          ),
-        },
-        { error: 'upgrade must be an object with readiness' },
-      ),
-    ),
-  },
-  { error: 'spec must be an object' },
-);
-
-export const specSchema = z.pipe(
-  specObject.check(
-    z.superRefine((s, ctx) => {
-      const add = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-      checkAddons(s.addons ?? [], (path, message) => add(['addons', ...path], message));
-      if (s.access) checkAccess(s.access, (path, message) => add(['access', ...path], message));
-      const flat = FLAT_POOL_FIELDS.filter((f) => s[f] !== undefined);
-      if (s.nodeGroups) {
-        if (flat.length > 0)
-          add(
-            ['nodeGroups'],
-            `use either nodeGroups or the flat node fields, not both: move ${flat.join(', ')} into a pool (the flat fields mean one pool named "default")`,
-          );
-        checkPools(s.nodeGroups, add);
-        return;
-      }
-      // The flat form: nodeCount and instanceType are required, as the seed's spec had them.
-      if (s.nodeCount === undefined) add(['nodeCount'], 'required');
-      if (s.instanceType === undefined) add(['instanceType'], 'required');
-      if (s.nodeCount !== undefined)
-        checkSizes({ ...s, nodeCount: s.nodeCount, scaling: s.scaling ?? 'managed' }, [], add);
-    }),
   ),
-  z.transform(normalize),
-);
+  region: oneOf(
+    catalog.regions as readonly string[],
+    (input) =>
+      `region ${JSON.stringify(input)} is not in the allowed regions (${catalog.regions.join(', ')})`,
+  ),
+  clusterName: string(
+    'clusterName must be a string',
+    minLength(1, 'clusterName must not be empty'),
+    maxLength(
+      LIMITS.clusterName.maxLength,
+      `clusterName must be at most ${LIMITS.clusterName.maxLength} characters`,
+    ),
+    regex(
+      LIMITS.clusterName.pattern,
+      'clusterName must start with a letter or digit and contain only letters, digits, hyphens and underscores',
+    ),
+  ),
+  kubernetesVersion: kubernetesVersionSchema(
+    'kubernetesVersion must be a string like "1.31" (quote it in YAML)',
+    'kubernetesVersion must be major.minor, like "1.31"',
+  ),
+  // The flat node fields: one pool named `default` (see pools.ts). No defaults here, so that a
+  // spec using nodeGroups can be told to drop them; normalisation applies them.
+  nodeCount: optional(nodeCountSchema('nodeCount', 0)),
+  minSize: optional(nodeCountSchema('minSize', 0)),
+  maxSize: optional(nodeCountSchema('maxSize', 1)),
+  scaling: optional(scalingSchema),
+  instanceType: optional(instanceTypeSchema('instanceType')),
+  spotEnabled: optional(boolean('spotEnabled must be true or false')),
+  nodeGroups: optional(
+    array(
+      poolSchema,
+      'nodeGroups must be a list of node pools',
+      minLength(
+        1,
+        'nodeGroups must list at least one pool: a running cluster keeps one (delete the record to delete the cluster)',
+      ),
+      maxLength(
+        LIMITS.pool.maxPools,
+        `at most ${LIMITS.pool.maxPools} pools per cluster (EKS's quota of ${LIMITS.pool.nodegroupQuota} managed node groups per cluster, less one for a replacement running beside its group)`,
+      ),
+    ),
+  ),
+  tags: withDefault(tagsSchema, () => ({})),
+  network: optional(networkSchema),
+  clusterRoleArn: optional(roleArnSchema('clusterRoleArn')),
+  nodeRoleArn: optional(roleArnSchema('nodeRoleArn')),
+  deletionPolicy: withDefault(
+    oneOf(['Delete', 'Retain'], 'deletionPolicy must be "Delete" or "Retain"'),
+    () => 'Retain' as const,
+  ),
+  adopt: withDefault(boolean('adopt must be true or false'), () => false),
+  paused: withDefault(boolean('paused must be true or false'), () => false),
+  // Absent: CloudOrch manages no add-on; an empty list removes the ones it created (see addons.ts).
+  addons: optional(
+    array(
+      addonSchema,
+      'addons must be a list of add-ons',
+      maxLength(LIMITS.addon.maxAddons, `at most ${LIMITS.addon.maxAddons} add-ons`),
+    ),
+  ),
+  // Absent: access entries are not managed (clusters are still created without creator access).
+  access: optional(accessSchema),
+  upgrade: optional(
+    object(
+      {
+        readiness: withDefault(
+          oneOf(
+            UPGRADE_READINESS,
+            'readiness must be "block", "warn" or "ignore" (what an ERROR upgrade insight does)',
+          ),
+          () => 'block' as const,
+        ),
+      },
+      'upgrade must be an object with readiness',
+    ),
+  ),
+};
 
-type Parsed = z.output<typeof specObject>;
+/** The spec's rules across fields: add-ons, access, and the one form of node pools it uses. */
+const crossFieldRules = rule<ObjectOutput<typeof specFields>>((s, add) => {
+  checkAddons(s.addons ?? [], (path, message) => add(['addons', ...path], message));
+  if (s.access) checkAccess(s.access, (path, message) => add(['access', ...path], message));
+  const flat = FLAT_POOL_FIELDS.filter((f) => s[f] !== undefined);
+  if (s.nodeGroups) {
+    if (flat.length > 0)
+      add(
+        ['nodeGroups'],
+        `use either nodeGroups or the flat node fields, not both: move ${flat.join(', ')} into a pool (the flat fields mean one pool named "default")`,
+      );
+    checkPools(s.nodeGroups, (path, message) => add(path, message));
+    return;
+  }
+  // The flat form: nodeCount and instanceType are required, as the seed's spec had them.
+  if (s.nodeCount === undefined) add(['nodeCount'], 'required');
+  if (s.instanceType === undefined) add(['instanceType'], 'required');
+  if (s.nodeCount !== undefined)
+    checkSizes({ ...s, nodeCount: s.nodeCount, scaling: s.scaling ?? 'managed' }, [], (path, message) =>
+      add(path, message),
+    );
+});
+
+const specObject = object(specFields, 'spec must be an object', crossFieldRules);
+
+type Parsed = Output<typeof specObject>;
 
 /** The one internal form: the flat fields become the pool `default`, and only pools remain. */
 function normalize(s: Parsed): Omit<Parsed, (typeof FLAT_POOL_FIELDS)[number] | 'nodeGroups'> & {
@@ -251,7 +247,7 @@ function normalize(s: Parsed): Omit<Parsed, (typeof FLAT_POOL_FIELDS)[number] | 
     ...rest
   } = s;
   if (nodeGroups) return { ...rest, nodeGroups };
-  // Refinement guarantees both in the flat form; a transform only runs on a valid spec.
+  // The rules guarantee both in the flat form; normalisation only runs on a valid spec.
   if (nodeCount === undefined || instanceType === undefined)
     throw new InternalError('flat spec without nodeCount or instanceType passed validation');
   return {
@@ -263,11 +259,39 @@ function normalize(s: Parsed): Omit<Parsed, (typeof FLAT_POOL_FIELDS)[number] | 
 }
 
 /** A validated spec with defaults applied. */
-export type CloudClusterSpec = z.output<typeof specSchema>;
+export type CloudClusterSpec = ReturnType<typeof normalize>;
 /** What a user may write (defaults optional). */
-export type CloudClusterSpecInput = z.input<typeof specSchema>;
+export type CloudClusterSpecInput = Input<typeof specObject>;
+
+export type SpecParse = { success: true; data: CloudClusterSpec } | { success: false; issues: KitIssue[] };
+
+/** The spec: its fields, and a check of an input that reports every issue or the normalised spec. */
+export const specSchema = {
+  fields: specFields,
+  safeParse(input: unknown): SpecParse {
+    const issues: KitIssue[] = [];
+    const parsed = specObject.run(input, [], issues);
+    return issues.length > 0 ? { success: false, issues } : { success: true, data: normalize(parsed) };
+  },
+  /** For specs known to be valid (fixtures, the bench): an invalid one is a bug there. */
+  parse(input: unknown): CloudClusterSpec {
+    const r = specSchema.safeParse(input);
+    if (r.success) return r.data;
+    throw new InternalError(
+      `invalid spec: ${r.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  },
+};
 
 /** The spec as JSON Schema (draft 2020-12), the source of the CRD's openAPIV3Schema. */
 export function specJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(specSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { type, properties, required, additionalProperties } = specObject.json();
+  // The keys in the order the committed CRD has them.
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type,
+    properties,
+    required,
+    additionalProperties,
+  };
 }

@@ -1,6 +1,6 @@
 /** Turns schema failures into errors that name the field and the rule, for every entry point. */
-import type * as z from 'zod/mini';
 import { formatIssues, formatPath, reservedKeyMessage, reservedKeyPaths, type SpecIssue } from './issue.js';
+import type { KitIssue } from './kit.js';
 import { type CloudClusterSpec, specSchema } from './schema.js';
 
 /** Defined in issue.ts (no schema there); every entry point imports them from here or there. */
@@ -26,17 +26,17 @@ function absent(input: unknown, path: readonly PropertyKey[]): boolean {
  * A required field left out fails its type or its allowlist; saying `required` is the one rule for
  * all of them, rather than each field's own message about the value `undefined`.
  */
-function missingRequired(input: unknown, i: z.core.$ZodIssue): boolean {
+function missingRequired(input: unknown, i: KitIssue): boolean {
   return (
     (i.code === 'invalid_type' || i.code === 'invalid_value') && i.path.length > 0 && absent(input, i.path)
   );
 }
 
-function toIssues(error: z.core.$ZodError, skip: ReadonlySet<string>, input: unknown): SpecIssue[] {
+function toIssues(found: readonly KitIssue[], skip: ReadonlySet<string>, input: unknown): SpecIssue[] {
   const issues: SpecIssue[] = [];
-  for (const i of error.issues) {
+  for (const i of found) {
     if (i.code === 'unrecognized_keys') {
-      for (const key of i.keys) {
+      for (const key of i.keys ?? []) {
         const field = fieldOf([...i.path, key]);
         if (skip.has(field)) continue;
         issues.push({
@@ -61,6 +61,6 @@ export function validateSpec(input: unknown): SpecResult {
   });
   const r = specSchema.safeParse(input);
   if (r.success && reserved.length === 0) return { ok: true, spec: r.data };
-  const rest = r.success ? [] : toIssues(r.error, new Set(reserved.map((i) => i.field)), input);
+  const rest = r.success ? [] : toIssues(r.issues, new Set(reserved.map((i) => i.field)), input);
   return { ok: false, issues: [...reserved, ...rest] };
 }
