@@ -2,11 +2,11 @@
  * Lambda entry of the state machine's `lease` step: the store, and Step Functions to ask whether a
  * holder's execution still runs (see catalog.ts).
  */
-import { sfnExecutions } from '../handlers/clients/sfn.js';
+import { lazySfnExecutions } from '../handlers/clients/sfn-lazy.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction } from '../handlers/compose.js';
 import { leaseStep } from '../handlers/steps/lease.js';
 import { wrapStep } from '../handlers/steps/wrap.js';
 
-composeFunction('lease', { store: dynamoStore, executions: sfnExecutions });
+composeFunction('lease', { store: dynamoStore, executions: lazySfnExecutions });
 export const handler = wrapStep('lease', leaseStep);

@@ -5,7 +5,7 @@
  */
 import { windowMs } from '../core/shard.js';
 import { eksProvider } from '../handlers/clients/eks.js';
-import { sfnExecutions } from '../handlers/clients/sfn.js';
+import { lazySfnExecutions } from '../handlers/clients/sfn-lazy.js';
 import { dynamoShardLeases } from '../handlers/clients/shard-leases.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction, sweepSettings } from '../handlers/compose.js';
@@ -17,7 +17,7 @@ import { sweepShard } from '../handlers/triggers/sweep-shard.js';
 composeFunction('sweepShard', {
   store: dynamoStore,
   provider: eksProvider,
-  executions: sfnExecutions,
+  executions: lazySfnExecutions,
   shardLeases: dynamoShardLeases,
 });
 

@@ -1,0 +1,64 @@
+/**
+ * The sweep shards' and the lease step's Step Functions starter loads its client at the first call
+ * (most of their runs never call Step Functions), then behaves as the eager one, one client for all
+ * calls. The bundle-load test checks that their cold load does not read the client.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lambdas/config.js';
+import { lazySfnExecutions } from '../../lambdas/handlers/clients/sfn-lazy.js';
+import type { Wiring } from '../../lambdas/handlers/compose.js';
+
+const targets: string[] = [];
+const server = createServer((req: IncomingMessage, res) => {
+  targets.push(String(req.headers['x-amz-target']));
+  req.resume();
+  req.on('end', () => {
+    res.setHeader('content-type', 'application/x-amz-json-1.0');
+    res.end(
+      req.headers['x-amz-target'] === 'AWSStepFunctions.StartExecution'
+        ? JSON.stringify({
+            executionArn: 'arn:aws:states:us-east-1:123456789012:execution:sm:n',
+            startDate: 1,
+          })
+        : JSON.stringify({ status: 'SUCCEEDED', startDate: 1 }),
+    );
+  });
+});
+beforeAll(() => new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r())));
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('lazySfnExecutions', () => {
+  it('calls nothing until used, then starts and asks through one client', async () => {
+    const owned: { destroy(): void }[] = [];
+    const w: Wiring = {
+      env: { [ENV.stateMachine]: 'arn:aws:states:us-east-1:123456789012:stateMachine:sm' },
+      endpoints: {
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+        dynamodb: 'http://127.0.0.1:1',
+        eks: 'http://127.0.0.1:1',
+        sfn: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      },
+      own: (c) => {
+        owned.push(c);
+        return c;
+      },
+    };
+    const executions = lazySfnExecutions(w);
+    expect(owned).toHaveLength(0);
+    const [started, status] = await Promise.all([
+      executions.start('n', { id: 'team/a', trigger: 'sweep' }),
+      executions.status('arn:aws:states:us-east-1:123456789012:execution:sm:m'),
+    ]);
+    expect(started).toEqual({
+      started: true,
+      executionArn: 'arn:aws:states:us-east-1:123456789012:execution:sm:n',
+    });
+    expect(status).toEqual({ state: 'ended', detail: 'SUCCEEDED' });
+    expect(targets.sort()).toEqual(['AWSStepFunctions.DescribeExecution', 'AWSStepFunctions.StartExecution']);
+    expect(owned).toHaveLength(1);
+    for (const c of owned) c.destroy();
+  });
+});
