@@ -1,11 +1,11 @@
 /** Lambda entry: EventBridge rule on CloudTrail records of EKS API calls. */
 import { eksProvider } from '../handlers/clients/eks.js';
-import { sfnExecutions } from '../handlers/clients/sfn.js';
+import { lazySfnExecutions } from '../handlers/clients/sfn-lazy.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction } from '../handlers/compose.js';
 import { withLogContext } from '../handlers/telemetry.js';
 import { type CloudTrailEksEvent, onDriftEvent } from '../handlers/triggers/drift-event.js';
 
-composeFunction('driftEvent', { store: dynamoStore, provider: eksProvider, executions: sfnExecutions });
+composeFunction('driftEvent', { store: dynamoStore, provider: eksProvider, executions: lazySfnExecutions });
 export const handler = (event: CloudTrailEksEvent) =>
   withLogContext({ step: 'drift-event' }, () => onDriftEvent(event));

@@ -1,6 +1,6 @@
 /**
- * The sweep shards' and the lease step's Step Functions starter loads its client at the first call
- * (most of their runs never call Step Functions), then behaves as the eager one, one client for all
+ * The Step Functions starter of the sweep shards, the drift-event function and the lease step loads
+ * its client at the first call (most of their runs never call Step Functions), then behaves as the eager one, one client for all
  * calls. The bundle-load test checks that their cold load does not read the client.
  */
 import { createServer, type IncomingMessage } from 'node:http';

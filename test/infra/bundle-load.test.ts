@@ -128,7 +128,7 @@ const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
 ];
 
 /** Functions most of whose runs never call Step Functions: its client loads at the first call. */
-const SFN_AT_FIRST_CALL: readonly FunctionKey[] = ['lease', 'sweepShard'];
+const SFN_AT_FIRST_CALL: readonly FunctionKey[] = ['lease', 'sweepShard', 'driftEvent'];
 
 /** The modules the zlib shim serves (infra/bundling/builtins/zlib.cjs), each with what it calls. */
 const ZLIB_IMPORTERS = ['/checksum/crc32/Crc32Node.js', 'lambdas/policy/bundle.ts'];

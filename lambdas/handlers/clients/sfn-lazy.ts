@@ -1,7 +1,8 @@
 /**
  * Step Functions loaded at the first call, for the functions most of whose runs never call it: a
- * sweep shard starts an execution only for a cluster that needs one, and the lease step (like the
- * shard) asks about an execution only when another holds the lease. Their cold load then does not
+ * sweep shard starts an execution only for a cluster that needs one, the drift-event function only
+ * for a change someone else made to a managed cluster (CloudOrch's own calls arrive too), and the
+ * lease step (like the shard) asks about an execution only when another holds the lease. Their cold load then does not
  * read the client (docs/performance.md, "Bundles"); one client serves every later call.
  */
 import type { Wiring } from '../compose.js';
