@@ -5,10 +5,13 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CreateClusterCommand } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambdas/config.js';
+import { lazyEksProvider } from '../../lambdas/handlers/clients/eks-lazy.js';
 import { lazySfnExecutions } from '../../lambdas/handlers/clients/sfn-lazy.js';
 import type { Wiring } from '../../lambdas/handlers/compose.js';
+import { REGION, ROLE, useSimulator } from '../eks-sim/support.js';
 
 const targets: string[] = [];
 const server = createServer((req: IncomingMessage, res) => {
@@ -58,6 +61,44 @@ describe('lazySfnExecutions', () => {
     });
     expect(status).toEqual({ state: 'ended', detail: 'SUCCEEDED' });
     expect(targets.sort()).toEqual(['AWSStepFunctions.DescribeExecution', 'AWSStepFunctions.StartExecution']);
+    expect(owned).toHaveLength(1);
+    for (const c of owned) c.destroy();
+  });
+});
+
+describe('lazyEksProvider', () => {
+  const h = useSimulator({ seed: 3 });
+  it('builds nothing until used, then observes through one provider', async () => {
+    await h.eks.send(
+      new CreateClusterCommand({
+        name: 'lazy',
+        roleArn: ROLE,
+        resourcesVpcConfig: { subnetIds: ['subnet-0123abcd', 'subnet-0123abce'] },
+      }),
+    );
+    const owned: { destroy(): void }[] = [];
+    const w: Wiring = {
+      env: {},
+      endpoints: {
+        region: REGION,
+        credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+        dynamodb: 'http://127.0.0.1:1',
+        eks: h.sim.url,
+        sfn: 'http://127.0.0.1:1',
+      },
+      own: (c) => {
+        owned.push(c);
+        return c;
+      },
+    };
+    const provider = lazyEksProvider(w);
+    expect(owned).toHaveLength(0);
+    const [a, b] = await Promise.all([
+      provider.observe({ clusterName: 'lazy', region: REGION }),
+      provider.observe({ clusterName: 'absent', region: REGION }),
+    ]);
+    expect(a.cluster?.name).toBe('lazy');
+    expect(b.cluster).toBeNull();
     expect(owned).toHaveLength(1);
     for (const c of owned) c.destroy();
   });
