@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { rolloutSpecSchema } from '../lambdas/core/rollout/schema.js';
+import { jsonSchemaDocument } from '../lambdas/core/spec/kit.js';
 import { ROLLOUT_CRD_NAME, ROLLOUT_KIND, ROLLOUT_PLURAL, ROLLOUT_SINGULAR } from './constants.js';
 import { CRD_INT, CRD_STRING, CRD_TIME, conditionsSchema, crdDocument } from './crd-document.js';
 import { type Json, toStructural } from './structural.js';
@@ -88,16 +89,7 @@ export const ROLLOUT_PRINTER_COLUMNS = [
 ] as const;
 
 /** The spec as a user writes it (io input): durations and percentages are strings there. */
-export function rolloutSpecJsonSchema(): Json {
-  const { type, properties, required, additionalProperties } = rolloutSpecSchema.json();
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    type,
-    properties,
-    required,
-    additionalProperties,
-  };
-}
+export const rolloutSpecJsonSchema = (): Json => jsonSchemaDocument(rolloutSpecSchema);
 
 export function buildRolloutCrd(): Json {
   return crdDocument({

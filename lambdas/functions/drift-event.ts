@@ -1,11 +1,14 @@
 /** Lambda entry: EventBridge rule on CloudTrail records of EKS API calls. */
-import { lazyEksProvider } from '../handlers/clients/eks-lazy.js';
-import { lazySfnExecutions } from '../handlers/clients/sfn-lazy.js';
+import { lazyEksProvider, lazySfnExecutions } from '../handlers/clients/at-first-call.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction } from '../handlers/compose.js';
 import { withLogContext } from '../handlers/telemetry.js';
 import { type CloudTrailEksEvent, onDriftEvent } from '../handlers/triggers/drift-event.js';
 
-composeFunction('driftEvent', { store: dynamoStore, provider: lazyEksProvider, executions: lazySfnExecutions });
+composeFunction('driftEvent', {
+  store: dynamoStore,
+  provider: lazyEksProvider,
+  executions: lazySfnExecutions,
+});
 export const handler = (event: CloudTrailEksEvent) =>
   withLogContext({ step: 'drift-event' }, () => onDriftEvent(event));

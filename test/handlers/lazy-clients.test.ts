@@ -8,8 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateClusterCommand } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambdas/config.js';
-import { lazyEksProvider } from '../../lambdas/handlers/clients/eks-lazy.js';
-import { lazySfnExecutions } from '../../lambdas/handlers/clients/sfn-lazy.js';
+import { lazyEksProvider, lazySfnExecutions } from '../../lambdas/handlers/clients/at-first-call.js';
 import type { Wiring } from '../../lambdas/handlers/compose.js';
 import { REGION, ROLE, useSimulator } from '../eks-sim/support.js';
 

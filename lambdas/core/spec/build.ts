@@ -17,6 +17,7 @@ import {
   runChecks,
   type Schema,
   typed,
+  wrongType,
 } from './kit.js';
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -131,12 +132,7 @@ export function array<S extends AnySchema>(
     presence: 'required',
     run(input, at, issues) {
       if (!Array.isArray(input)) {
-        issues.push({
-          path: at,
-          code: 'invalid_type',
-          message: typeof error === 'string' ? error : error(input),
-          stops: true,
-        });
+        wrongType(issues, at, error, input);
         return [];
       }
       const from = issues.length;
@@ -161,12 +157,7 @@ export function record<S extends AnySchema>(
     presence: 'required',
     run(input, at, issues) {
       if (!isPlainObject(input)) {
-        issues.push({
-          path: at,
-          code: 'invalid_type',
-          message: typeof error === 'string' ? error : error(input),
-          stops: true,
-        });
+        wrongType(issues, at, error, input);
         return {};
       }
       const from = issues.length;
@@ -237,7 +228,7 @@ export function object<F extends Fields>(
     fields,
     run(input, at, issues) {
       if (!isPlainObject(input)) {
-        issues.push({ path: at, code: 'invalid_type', message: notObject, stops: true });
+        wrongType(issues, at, notObject, input);
         return {} as ObjectOutput<F>;
       }
       const from = issues.length;

@@ -87,6 +87,17 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** A value of the wrong type: one issue, and the refinements above it do not run. */
+export function wrongType(issues: KitIssue[], at: Path, error: Message, input: unknown): void {
+  issues.push({ path: at, code: 'invalid_type', message: say(error, input), stops: true });
+}
+
+/** A schema as a JSON Schema document (draft 2020-12): what the CRD generators convert. */
+export const jsonSchemaDocument = (s: AnySchema): Json => ({
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  ...s.json(),
+});
+
 /** Whether `issues` gained an issue that stops refinements since index `from`. */
 export const stoppedSince = (issues: readonly KitIssue[], from: number) => {
   for (let i = from; i < issues.length; i++) if (issues[i]?.stops) return true;
@@ -116,27 +127,18 @@ export function typed<T>(
   error: Message | undefined,
   base: Json,
   checks: readonly Check<T>[],
-  jsonFirst = false,
 ): Schema<T> {
   return {
     presence: 'required',
     run(input, at, issues) {
       if (!is(input)) {
-        issues.push({
-          path: at,
-          code: 'invalid_type',
-          message: say(error ?? expected(what, input), input),
-          stops: true,
-        });
+        wrongType(issues, at, error ?? expected(what, input), input);
         return input as T;
       }
       runChecks(input, at, issues, checks, issues.length);
       return input;
     },
-    json: () => {
-      const parts = checks.map((c) => c.json ?? {});
-      return jsonFirst ? Object.assign({}, ...parts, base) : Object.assign({ ...base }, ...parts);
-    },
+    json: () => Object.assign({ ...base }, ...checks.map((c) => c.json ?? {})),
   };
 }
 

@@ -24,7 +24,7 @@ import {
   withDefault,
 } from './build.js';
 import { UPGRADE_READINESS } from './facts.js';
-import { expected, type Input, type KitIssue, type Output } from './kit.js';
+import { expected, type Input, type Json, jsonSchemaDocument, type KitIssue, type Output } from './kit.js';
 import {
   checkPools,
   checkSizes,
@@ -284,14 +284,4 @@ export const specSchema = {
 };
 
 /** The spec as JSON Schema (draft 2020-12), the source of the CRD's openAPIV3Schema. */
-export function specJsonSchema(): Record<string, unknown> {
-  const { type, properties, required, additionalProperties } = specObject.json();
-  // The keys in the order the committed CRD has them.
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    type,
-    properties,
-    required,
-    additionalProperties,
-  };
-}
+export const specJsonSchema = (): Json => jsonSchemaDocument(specObject);
