@@ -5,18 +5,21 @@
  * (docs/performance.md, "Bundles"); these tests pin down what the spec's validation must still do.
  */
 import { describe, expect, it } from 'vitest';
+import { failurePolicyOf } from '../../lambdas/core/rollout/failure-policy.js';
 import { validateRolloutSpec } from '../../lambdas/core/rollout/schema.js';
 import {
   array,
   int,
   map,
   maximum,
+  maxLength,
   minLength,
   number,
   object,
   oneOf,
   optional,
   parsedBy,
+  readonly,
   record,
   regex,
   rule,
@@ -90,10 +93,50 @@ describe('the spec kit', () => {
     expect(said(run(list, ['y']).issues)).toEqual([['0', 'invalid_value', 'not x']]);
   });
 
+  it('says a list is too long without reading its items, and stops the rules above it', () => {
+    const ids = array(
+      string('ids are strings'),
+      'a list',
+      maxLength(2, 'at most 2'),
+      rule(() => {
+        throw new Error('a rule must not run over a list that is too long');
+      }),
+    );
+    expect(said(run(ids, new Array(1_000_000)).issues)).toEqual([['', 'too_big', 'at most 2']]);
+    const outer = object(
+      { ids },
+      'an object',
+      rule(() => {
+        throw new Error('nor the rules of the object around it');
+      }),
+    );
+    expect(said(run(outer, { ids: [1, 2, 3] }).issues)).toEqual([['ids', 'too_big', 'at most 2']]);
+  });
+
+  it('freezes what is read-only, once valid', () => {
+    const taint = readonly(object({ key: string('a string') }, 'an object'));
+    expect(Object.isFrozen(run(taint, { key: 'a' }).out)).toBe(true);
+    const spec = specSchema.parse({
+      ...baseSpecInput,
+      nodeCount: undefined,
+      instanceType: undefined,
+      nodeGroups: [
+        {
+          name: 'a',
+          instanceTypes: ['m5.large'],
+          nodeCount: 1,
+          taints: [{ key: 'k', effect: 'NO_SCHEDULE' }],
+        },
+      ],
+    });
+    expect(Object.isFrozen(spec.nodeGroups[0]?.taints[0])).toBe(true);
+  });
+
   it('refuses what is not a plain object (a set, a binary, a date, an object given another prototype)', () => {
     const tags = record(string('values are strings'), 'tags must be a map');
     const fake = Object.create({ inherited: 'x' }) as object;
-    for (const v of [new Set(['a']), new Uint8Array(2), new Date(0), fake, ['a'], null])
+    const symbolKeyed = { a: 'b', [Symbol('s')]: 'c' };
+    for (const v of [new Set(['a']), new Uint8Array(2), new Date(0), fake, symbolKeyed, ['a'], null])
       expect(said(run(tags, v).issues)).toEqual([['', 'invalid_type', 'tags must be a map']]);
     expect(run(tags, Object.assign(Object.create(null) as object, { a: 'b' })).issues).toEqual([]);
   });
@@ -182,6 +225,34 @@ describe('the spec and rollout schemas on the kit', () => {
       'spec.clusters[1]: prod/a is listed twice',
       'spec.stages[0]: stage one has no selector, clusters or share, so it takes every remaining cluster: only the last stage may',
     ]);
+  });
+
+  it('reports a list over its maximum once, not once per item', () => {
+    const stages = Array.from({ length: 10_000 }, (_, i) => ({ name: `s${i}` }));
+    const v = validateRolloutSpec({ clusters: ['prod/a'], change: { kubernetesVersion: '1.31' }, stages });
+    expect(v.ok ? [] : v.issues.map((i) => i.message)).toEqual(['spec.stages: at most 20 stages']);
+    const subnets = validateSpec({ ...baseSpecInput, network: { subnetIds: Array(17).fill('x') } });
+    expect(subnets.ok ? [] : subnets.issues.map((i) => i.message)).toEqual([
+      'spec.network.subnetIds: at most 16 subnets are allowed',
+    ]);
+  });
+
+  it('refuses add-on configuration nested too deep or containing itself, rather than overflow the stack', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    for (const configurationValues of [deep, cyclic]) {
+      const v = validateSpec({ ...baseSpecInput, addons: [{ name: 'vpc-cni', configurationValues }] });
+      expect(v.ok ? [] : v.issues.map((i) => i.field)).toEqual(['spec.addons.0.configurationValues']);
+      expect(v.ok ? '' : v.issues[0]?.message).toMatch(/nested deeper than 64 levels \(or contains itself\)/);
+    }
+  });
+
+  it('refuses a rollout spec that is not a plain object when reading its failure policy alone', () => {
+    for (const spec of [new Set(), new Date(0), Object.create({ failurePolicy: {} })])
+      expect(failurePolicyOf(spec).ok).toBe(false);
+    expect(failurePolicyOf({}).ok).toBe(true);
   });
 
   it('parses a valid spec to the normalised form, for fixtures that know it is valid', () => {

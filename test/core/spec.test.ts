@@ -548,7 +548,7 @@ describe('spec validation', () => {
     ).toBe(true);
   });
 
-  it("words a rule the spec gives no message of its own in zod's English (zod/mini sets no locale)", () => {
+  it('words a rule the spec gives no message of its own in the English every check uses', () => {
     const r = validateSpec({ ...baseSpecInput, network: { subnetIds: [1, 'subnet-0123abcd'] } });
     expect(!r.ok && r.issues.map((i) => i.message)).toEqual([
       'spec.network.subnetIds.0: Invalid input: expected string, received number',

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import '../../lambdas/core/zod-locale.js';
+import '../../local/cli/config/zod-locale.js';
 import {
   atLeast,
   atMost,

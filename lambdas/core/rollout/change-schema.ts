@@ -67,7 +67,12 @@ const tagsChangeSchema = record(
 
 /** Names listed twice in a list merged by name. */
 function duplicateNames(items: readonly { readonly name: string }[]): number[] {
-  return items.flatMap((item, i) => (items.findIndex((o) => o.name === item.name) < i ? [i] : []));
+  const seen = new Set<string>();
+  return items.flatMap((item, i) => {
+    const twice = seen.has(item.name);
+    seen.add(item.name);
+    return twice ? [i] : [];
+  });
 }
 
 export const changeSchema = strict(

@@ -19,7 +19,7 @@ import {
   withInputDefault,
 } from '../spec/build.js';
 import { reservedKeyMessage, reservedKeyPaths, type SpecIssue } from '../spec/issue.js';
-import type { KitIssue, Output } from '../spec/kit.js';
+import { isPlainObject, type KitIssue, type Output } from '../spec/kit.js';
 import { issueAt, strict, toIssues } from './issues.js';
 
 /** The longest soak, ready timeout or health window: a rollout is not a scheduler. */
@@ -86,7 +86,8 @@ const policyOnly = strict({ failurePolicy: failurePolicyOrDefaults }, 'a rollout
 export function failurePolicyOf(
   spec: unknown,
 ): { ok: true; policy: FailurePolicy } | { ok: false; issues: SpecIssue[] } {
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+  // Refused as the whole spec's validation refuses it (a set, a date, a class instance included).
+  if (!isPlainObject(spec))
     return { ok: false, issues: [issueAt([], 'invalid_type', 'a rollout spec must be a mapping')] };
   const input = { failurePolicy: (spec as { failurePolicy?: unknown }).failurePolicy };
   // As for the whole spec: a reserved key is named alone, before a check drops or misreads it.

@@ -106,7 +106,11 @@ const clustersSchema = array(
   'clusters must be a list of record ids',
   minLength(1, 'clusters must list at least one record id'),
   rule((ids, add) => {
-    for (const [i, id] of ids.entries()) if (ids.indexOf(id) < i) add([i], `${id} is listed twice`);
+    const seen = new Set<unknown>();
+    for (const [i, id] of ids.entries()) {
+      if (seen.has(id)) add([i], `${id} is listed twice`);
+      seen.add(id);
+    }
   }),
 );
 

@@ -34,13 +34,21 @@ export const addonVersionSchema = string(
   ),
 );
 
-/** Whether a value survives JSON as it is: finite numbers, plain objects and arrays, no reserved keys. */
-function jsonIssue(value: unknown, path: string): string | undefined {
+/** Deeper than any add-on's configuration schema goes; also where a value that contains itself ends. */
+const MAX_CONFIGURATION_DEPTH = 64;
+
+/**
+ * Whether a value survives JSON as it is: finite numbers, plain objects and arrays, no reserved keys,
+ * nested at most MAX_CONFIGURATION_DEPTH levels (a value containing itself never ends).
+ */
+function jsonIssue(value: unknown, path: string, depth = 0): string | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${path} is not a finite number`;
+  if (depth >= MAX_CONFIGURATION_DEPTH)
+    return `${path} is nested deeper than ${MAX_CONFIGURATION_DEPTH} levels (or contains itself)`;
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
-      const issue = jsonIssue(v, `${path}[${i}]`);
+      const issue = jsonIssue(v, `${path}[${i}]`, depth + 1);
       if (issue) return issue;
     }
     return undefined;
@@ -48,7 +56,7 @@ function jsonIssue(value: unknown, path: string): string | undefined {
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     for (const [k, v] of Object.entries(value)) {
       if (RESERVED_OBJECT_KEYS.has(k)) return `${path}.${k} is a reserved key`;
-      const issue = jsonIssue(v, `${path}.${k}`);
+      const issue = jsonIssue(v, `${path}.${k}`, depth + 1);
       if (issue) return issue;
     }
     return undefined;

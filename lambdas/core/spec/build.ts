@@ -64,6 +64,7 @@ export const minLength = (n: number, message: string): Check<{ readonly length: 
 export const maxLength = (n: number, message: string): Check<{ readonly length: number }> => ({
   run: (v, add) => v.length <= n || add('too_big', message),
   json: { maxLength: n },
+  cap: n,
 });
 
 export const regex = (pattern: RegExp, message: string): Check<string> => ({
@@ -135,6 +136,12 @@ export function array<S extends AnySchema>(
         wrongType(issues, at, error, input);
         return [];
       }
+      const over = checks.find((c) => c.cap !== undefined && input.length > c.cap);
+      if (over) {
+        // Too long: the one issue, read before any item, and it stops the rules above it.
+        runChecks<readonly unknown[]>(input, at, issues, [{ ...over, stop: true }], issues.length);
+        return [];
+      }
       const from = issues.length;
       // By index: a hole is an element that is not there (map would skip it).
       const out: Output<S>[] = [];
@@ -156,7 +163,7 @@ export function record<S extends AnySchema>(
   return {
     presence: 'required',
     run(input, at, issues) {
-      if (!isPlainObject(input)) {
+      if (!isPlainObject(input) || Object.getOwnPropertySymbols(input).length > 0) {
         wrongType(issues, at, error, input);
         return {};
       }
@@ -189,8 +196,14 @@ export const withDefault = <O, I>(
   json: () => ({ default: make(), ...s.json() }),
 });
 
-export const readonly = <O, I>(s: Schema<O, I>): Schema<Readonly<O>, I> => ({
-  ...s,
+/** A value nobody may change: its output is frozen (a shallow freeze, as its type says). */
+export const readonly = <O, I>(s: Schema<O, I>): Schema<Readonly<O>, Readonly<I>> => ({
+  presence: s.presence,
+  run(input, at, issues) {
+    const from = issues.length;
+    const out = s.run(input, at, issues);
+    return issues.length === from ? Object.freeze(out) : out;
+  },
   json: () => ({ readOnly: true, ...s.json() }),
 });
 

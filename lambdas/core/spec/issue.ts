@@ -32,21 +32,35 @@ export function formatPath(path: readonly PropertyKey[]): string {
  * `record`) drop a `__proto__` key. Shared (aliased) and cyclic values are walked once.
  */
 export function reservedKeyPaths(value: unknown): PropertyKey[][] {
+  // A stack, not recursion, and paths as links to the parent, built only for a key found: a hostile
+  // document nested 100,000 deep must neither overflow the call stack nor copy 100,000 paths.
+  type At = { readonly key: PropertyKey; readonly parent: At } | undefined;
+  type Step = { readonly at: At; readonly value: unknown; readonly reserved: boolean };
+  const pathOf = (at: At): PropertyKey[] => {
+    const path: PropertyKey[] = [];
+    for (let a = at; a; a = a.parent) path.push(a.key);
+    return path.reverse();
+  };
   const found: PropertyKey[][] = [];
   const seen = new Set<object>();
-  const walk = (v: unknown, path: PropertyKey[]): void => {
-    if (typeof v !== 'object' || v === null || seen.has(v)) return;
+  const stack: Step[] = [{ at: undefined, value, reserved: false }];
+  for (let step = stack.pop(); step; step = stack.pop()) {
+    const { at, value: v } = step;
+    if (step.reserved) found.push(pathOf(at));
+    if (step.reserved || typeof v !== 'object' || v === null || seen.has(v)) continue;
     seen.add(v);
-    if (Array.isArray(v)) {
-      for (const [i, item] of v.entries()) walk(item, [...path, i]);
-      return;
+    const keys: PropertyKey[] = Array.isArray(v) ? [...v.keys()] : Object.getOwnPropertyNames(v);
+    // Pushed in reverse, so the walk (and `found`) goes depth-first in key order.
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i] as PropertyKey;
+      const reserved = !Array.isArray(v) && RESERVED_OBJECT_KEYS.has(key as string);
+      stack.push({
+        at: { key, parent: at },
+        value: reserved ? undefined : (v as Record<PropertyKey, unknown>)[key],
+        reserved,
+      });
     }
-    for (const key of Object.getOwnPropertyNames(v)) {
-      if (RESERVED_OBJECT_KEYS.has(key)) found.push([...path, key]);
-      else walk((v as Record<string, unknown>)[key], [...path, key]);
-    }
-  };
-  walk(value, []);
+  }
   return found;
 }
 

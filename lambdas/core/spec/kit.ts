@@ -4,12 +4,15 @@
  * A schema library's schemas cost milliseconds to build at every cold start of the functions that
  * validate a spec (see docs/performance.md, "Bundles"); these cost next to nothing.
  *
- * The rules, as the spec has always had them:
+ * The rules every check shares:
  * - a value of the wrong type gets one issue, and nothing else about it is checked;
- * - every check of a well-typed value runs, so one field can have several issues;
+ * - a list longer than its maximum gets that one issue: its items are not read (a hostile record
+ *   of a million items costs one comparison);
+ * - every other check of a well-typed value runs, so one field can have several issues;
  * - a refinement (a rule across fields) runs only when nothing below it failed its type or
  *   allowlist, so it never reads a value that is not there; an unknown key does not stop it;
- * - an object is a plain object, and a strict object names every key it does not know.
+ * - an object or a map is a plain object (a map with symbol keys is not one), and a strict object
+ *   names every key it does not know; an optional field given `undefined` is left out.
  */
 
 export type Path = readonly PropertyKey[];
@@ -118,6 +121,8 @@ export interface Check<T> {
   readonly stop?: boolean;
   /** A refinement: runs only if nothing below failed its type or allowlist. */
   readonly refinement?: boolean;
+  /** A list's maximum length: a longer list gets this check's issue alone, and no item is read. */
+  readonly cap?: number;
 }
 
 /** A value of one JSON type, then each of its checks in order. */

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
-import '../../../lambdas/core/zod-locale.js';
+import './zod-locale.js';
 
 /** `--target dev` is always the local control plane; no stored target may take the name. */
 export const DEV_TARGET = 'dev';
