@@ -1,5 +1,6 @@
 /** Lambda entry: EventBridge rule on CloudTrail records of EKS API calls. */
-import { lazyEksProvider, lazySfnExecutions } from '../handlers/clients/at-first-call.js';
+import { lazyEksProvider } from '../handlers/clients/eks-at-first-call.js';
+import { lazySfnExecutions } from '../handlers/clients/sfn-at-first-call.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction } from '../handlers/compose.js';
 import { withLogContext } from '../handlers/telemetry.js';

@@ -4,8 +4,8 @@
  * invocation may run; its leases last as long as the invocation may, so a crashed run frees them.
  */
 import { windowMs } from '../core/shard.js';
-import { lazySfnExecutions } from '../handlers/clients/at-first-call.js';
 import { eksProvider } from '../handlers/clients/eks.js';
+import { lazySfnExecutions } from '../handlers/clients/sfn-at-first-call.js';
 import { dynamoShardLeases } from '../handlers/clients/shard-leases.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction, sweepSettings } from '../handlers/compose.js';

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { CreateClusterCommand } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambdas/config.js';
-import { lazyEksProvider, lazySfnExecutions } from '../../lambdas/handlers/clients/at-first-call.js';
+import { lazyEksProvider } from '../../lambdas/handlers/clients/eks-at-first-call.js';
+import { lazySfnExecutions } from '../../lambdas/handlers/clients/sfn-at-first-call.js';
 import type { Wiring } from '../../lambdas/handlers/compose.js';
 import { REGION, ROLE, useSimulator } from '../eks-sim/support.js';
 

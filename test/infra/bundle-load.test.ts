@@ -129,7 +129,7 @@ const NO_SPEC_AT_LOAD: readonly FunctionKey[] = [
 
 /**
  * Clients that load at the first call in functions most of whose runs never call them
- * (handlers/clients/at-first-call.ts).
+ * (handlers/clients/sfn-at-first-call.ts, eks-at-first-call.ts).
  */
 const SFN = /node_modules\/@aws-sdk\/client-sfn\//;
 const EKS = /node_modules\/@aws-sdk\/client-eks\//;
