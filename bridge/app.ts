@@ -15,6 +15,7 @@ import {
   PolicyEngine,
   S3BundleSource,
 } from '../lambdas/policy/index.js';
+import { sdkObjectGetter } from '../lambdas/policy/sdk-object-getter.js';
 import { DynamoDesiredStateStore } from '../lambdas/store/dynamo-store.js';
 import { FINALIZER } from './constants.js';
 import { EventRecorder, type EventSink, type EventSubject } from './events.js';
@@ -41,7 +42,7 @@ export const jsonLog: Log = (msg) =>
 export function policyEngineFor(flags: BridgeFlags): PolicyEngine {
   const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(flags.policyBundle);
   const source: BundleSource = m
-    ? new S3BundleSource(new S3Client({}), m[1] as string, m[2] as string)
+    ? new S3BundleSource(sdkObjectGetter(new S3Client({})), m[1] as string, m[2] as string)
     : new FileBundleSource(flags.policyBundle);
   return new PolicyEngine({ source, reloadIntervalMs: flags.policyReloadSeconds * 1000 });
 }

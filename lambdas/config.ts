@@ -34,6 +34,11 @@ export const ENV = {
   eksEndpoint: 'CLOUDORCH_EKS_ENDPOINT',
   /** `s3://bucket/key` of the policy bundle (AWS). */
   policyBundleS3: 'CLOUDORCH_POLICY_BUNDLE_S3',
+  /**
+   * `https://` and the bundle bucket's regional domain name: where the policy function sends its
+   * signed GET (the stack sets it beside the s3:// URL).
+   */
+  policyBundleEndpoint: 'CLOUDORCH_POLICY_BUNDLE_ENDPOINT',
   /** Path of the policy bundle (local mode). */
   policyBundleFile: 'CLOUDORCH_POLICY_BUNDLE_FILE',
   /** Minimum seconds between policy bundle checks. */
@@ -68,6 +73,7 @@ export const DEFAULTS_ENV = {
 /** Where the policy engine finds its bundle. */
 export const POLICY_ENV = {
   s3: ENV.policyBundleS3,
+  endpoint: ENV.policyBundleEndpoint,
   file: ENV.policyBundleFile,
   reloadSeconds: ENV.policyReloadSeconds,
 } as const;

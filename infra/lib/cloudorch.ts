@@ -247,6 +247,11 @@ export class CloudOrch extends Construct {
     if (caps.includes('sfn:start')) fn.addEnvironment(ENV.stateMachine, this.stateMachine.stateMachineArn);
     if (caps.includes('policy:read')) {
       fn.addEnvironment(ENV.policyBundleS3, this.policyBundle.s3Url);
+      // Where the function sends its signed GET: the bucket's regional endpoint, right in every partition.
+      fn.addEnvironment(
+        ENV.policyBundleEndpoint,
+        `https://${this.policyBundle.bucket.bucketRegionalDomainName}`,
+      );
       fn.addEnvironment(
         ENV.policyReloadSeconds,
         String(props.policyReloadSeconds ?? SETTING_DEFAULTS.policyReloadSeconds),

@@ -1,16 +1,22 @@
 /**
  * The policy layer: the WASM engine, its bundle sources, and the engine a function's environment
  * configures (the composition root builds one per process). Configuration (environment):
- * - `CLOUDORCH_POLICY_BUNDLE_S3=s3://bucket/key` in AWS, or
+ * - `CLOUDORCH_POLICY_BUNDLE_S3=s3://bucket/key` in AWS (the policy function also reads
+ *   `CLOUDORCH_POLICY_BUNDLE_ENDPOINT`, where it sends its signed GET), or
  * - `CLOUDORCH_POLICY_BUNDLE_FILE=path/to/bundle.tar.gz` in local mode;
  * - `CLOUDORCH_POLICY_RELOAD_SECONDS` (default 60, read by the composition root): how often the
  *   source is checked for a new bundle.
  * With neither source set the engine is degraded and denies everything.
  */
-import { S3Client } from '@aws-sdk/client-s3';
-import { POLICY_ENV, SETTING_DEFAULTS } from '../config.js';
+import { POLICY_ENV } from '../config.js';
 import { PolicyEngine } from './engine.js';
-import { type BundleSource, FileBundleSource, S3BundleSource, UnconfiguredSource } from './sources.js';
+import {
+  type BundleSource,
+  FileBundleSource,
+  type ObjectGetter,
+  S3BundleSource,
+  UnconfiguredSource,
+} from './sources.js';
 
 export * from './bundle.js';
 export * from './decision.js';
@@ -18,16 +24,16 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './sources.js';
 
-/** `s3Client` makes the bucket's client, only when the environment names a bucket. */
+/** `objectGetter` makes the bucket's reader, only when the environment names a bucket. */
 export function bundleSourceFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-  s3Client: () => S3Client = () => new S3Client({}),
+  env: Readonly<Record<string, string | undefined>>,
+  objectGetter: () => ObjectGetter,
 ): BundleSource {
   const s3 = env[POLICY_ENV.s3];
   if (s3) {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(s3);
     if (!m) return new UnconfiguredSource(`${POLICY_ENV.s3} must look like s3://bucket/key, got ${s3}`);
-    return new S3BundleSource(s3Client(), m[1] as string, m[2] as string);
+    return new S3BundleSource(objectGetter(), m[1] as string, m[2] as string);
   }
   const file = env[POLICY_ENV.file];
   if (file) return new FileBundleSource(file);
@@ -36,12 +42,12 @@ export function bundleSourceFromEnv(
 
 /** The engine over the bundle source `env` names, checked for a new bundle every `reloadSeconds`. */
 export function policyEngineFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-  reloadSeconds: number = SETTING_DEFAULTS.policyReloadSeconds,
-  s3Client?: () => S3Client,
+  env: Readonly<Record<string, string | undefined>>,
+  reloadSeconds: number,
+  objectGetter: () => ObjectGetter,
 ): PolicyEngine {
   return new PolicyEngine({
-    source: bundleSourceFromEnv(env, s3Client),
+    source: bundleSourceFromEnv(env, objectGetter),
     reloadIntervalMs: reloadSeconds * 1000,
   });
 }

@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { GetObjectCommand, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { BundleSourceError } from './errors.js';
 
 export type FetchResult =
@@ -44,14 +43,20 @@ export class FileBundleSource implements BundleSource {
   }
 }
 
-/** The one S3 call this source makes; an `S3Client` satisfies it. */
-export interface S3ObjectGetter {
-  send(command: GetObjectCommand): Promise<GetObjectCommandOutput>;
-}
+/** What a conditional GetObject answers: 304 (the version is current) or the object. */
+export type ObjectResult =
+  | { readonly notModified: true }
+  | { readonly notModified: false; readonly etag: string | undefined; readonly bytes: Uint8Array };
 
-function notModified(e: unknown): boolean {
-  const err = e as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
-  return err?.$metadata?.httpStatusCode === 304 || err?.name === 'NotModified';
+/**
+ * The one S3 call this source makes: GetObject, with `If-None-Match` when a version is given. The
+ * policy function signs it itself (signed-get.ts); the bridge and the CLI go through the SDK's client
+ * (sdk-object-getter.ts), for its whole credential chain.
+ */
+export interface ObjectGetter {
+  getObject(bucket: string, key: string, ifNoneMatch: string | undefined): Promise<ObjectResult>;
+  /** Closes its connections. */
+  destroy(): void;
 }
 
 /**
@@ -61,7 +66,7 @@ function notModified(e: unknown): boolean {
 export class S3BundleSource implements BundleSource {
   readonly description: string;
   constructor(
-    private readonly client: S3ObjectGetter,
+    private readonly getter: ObjectGetter,
     private readonly bucket: string,
     private readonly key: string,
   ) {
@@ -69,27 +74,18 @@ export class S3BundleSource implements BundleSource {
   }
 
   async fetch(currentVersion: string | undefined): Promise<FetchResult> {
-    let out: GetObjectCommandOutput;
+    let out: ObjectResult;
     try {
-      out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.key, IfNoneMatch: currentVersion }),
-      );
+      out = await this.getter.getObject(this.bucket, this.key, currentVersion);
     } catch (e) {
-      if (notModified(e)) return { changed: false };
       throw new BundleSourceError(`cannot get policy bundle ${this.description}: ${message(e)}`, {
         cause: e,
       });
     }
-    if (!out.Body || !out.ETag)
-      throw new BundleSourceError(`${this.description} returned no body or no ETag`);
-    if (out.ETag === currentVersion) return { changed: false };
-    try {
-      return { changed: true, bytes: await out.Body.transformToByteArray(), version: out.ETag };
-    } catch (cause) {
-      throw new BundleSourceError(`cannot read policy bundle ${this.description}: ${message(cause)}`, {
-        cause,
-      });
-    }
+    if (out.notModified) return { changed: false };
+    if (!out.etag) throw new BundleSourceError(`${this.description} returned no ETag`);
+    if (out.etag === currentVersion) return { changed: false };
+    return { changed: true, bytes: out.bytes, version: out.etag };
   }
 }
 

@@ -11,12 +11,13 @@ import { ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
 import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
-import { type EnginePolicy, wasmPolicy } from '../../lambdas/handlers/clients/policy.js';
+import { type EnginePolicy, wasmPolicyOver } from '../../lambdas/handlers/clients/policy.js';
 import { sfnCallbacks, sfnExecutions } from '../../lambdas/handlers/clients/sfn.js';
 import { dynamoStore } from '../../lambdas/handlers/clients/store.js';
 import { compose, type Env, sdkOptions, type WiringInput } from '../../lambdas/handlers/compose.js';
 import type { ExecutionStarter, TaskCallbacks } from '../../lambdas/handlers/deps.js';
-import { bundleSourceFromEnv, FileBundleSource } from '../../lambdas/policy/index.js';
+import { bundleSourceFromEnv, FileBundleSource, type ObjectGetter } from '../../lambdas/policy/index.js';
+import { sdkObjectGetter } from '../../lambdas/policy/sdk-object-getter.js';
 import type { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { type DevState, devStatePath, readDevState } from '../dev/state-file.js';
 import { SimAdminClient } from '../eks-sim/index.js';
@@ -73,6 +74,9 @@ const cliClients = (input: WiringInput) =>
     input,
   );
 
+/** The CLI reads a stack's bundle through the SDK's client, for its whole credential chain. */
+const sdkGetter = (w: WiringInput): ObjectGetter => sdkObjectGetter(new S3Client(sdkOptions(w)));
+
 /** Clients made after the target (the policy engine, on first use), closed with it. */
 type Closers = (() => void)[];
 
@@ -81,7 +85,7 @@ type Closers = (() => void)[];
  * it. A bundle that does not load is an error here: a plan must not pass off "degraded" as a verdict.
  */
 async function enginePolicy(env: Env, closers: Closers): Promise<EnginePolicy> {
-  const { deps, close } = compose({ policy: wasmPolicy }, { env });
+  const { deps, close } = compose({ policy: wasmPolicyOver(sdkGetter) }, { env });
   closers.push(close);
   await deps.policy.engine.ready();
   const health = deps.policy.engine.health();
@@ -154,9 +158,9 @@ function awsTarget(s: AwsSelection): Target {
       const ddb = new DynamoDBClient(sdkOptions({ env }));
       closers.push(() => ddb.destroy());
       const s3 = () => {
-        const client = new S3Client(sdkOptions({ env }));
-        closers.push(() => client.destroy());
-        return client;
+        const getter = sdkGetter({ env });
+        closers.push(() => getter.destroy());
+        return getter;
       };
       return {
         target: description,

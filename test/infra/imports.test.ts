@@ -56,7 +56,7 @@ const CLIENTS: Record<FunctionKey, string[]> = {
   lease: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-sfn'],
   observe: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-eks'],
   plan: [],
-  policy: ['@aws-sdk/client-s3', '@open-policy-agent/opa-wasm'],
+  policy: ['@open-policy-agent/opa-wasm'],
   apply: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-eks'],
   writeStatus: ['@aws-sdk/client-dynamodb'],
   classifyError: [],

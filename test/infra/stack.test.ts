@@ -135,6 +135,17 @@ describe('functions', () => {
     expect(env('apply')['CLOUDORCH_STATE_MACHINE_ARN']).toBeUndefined();
     expect(JSON.stringify(env('policy')['CLOUDORCH_POLICY_BUNDLE_S3'])).toContain('/policy/bundle.tar.gz');
     expect(env('plan')['CLOUDORCH_POLICY_BUNDLE_S3']).toBeUndefined();
+    // The policy function's signed GET goes to the bundle bucket's regional domain name.
+    expect(env('policy')['CLOUDORCH_POLICY_BUNDLE_ENDPOINT']).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          { 'Fn::GetAtt': [logicalId(s, s.stack.cloudorch.policyBundle.bucket), 'RegionalDomainName'] },
+        ],
+      ],
+    });
+    expect(env('plan')['CLOUDORCH_POLICY_BUNDLE_ENDPOINT']).toBeUndefined();
     expect(env('sweep')).toMatchObject({ CLOUDORCH_SWEEP_PERIOD_SECONDS: '600' });
     // Shards of the own account are named by its id in the dispatcher too, as in the budget's metrics.
     expect(env('sweep')['CLOUDORCH_ACCOUNT_ID']).toEqual(env('sweepShard')['CLOUDORCH_ACCOUNT_ID']);

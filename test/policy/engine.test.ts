@@ -13,7 +13,9 @@ import { parseBundle } from '../../lambdas/policy/bundle.js';
 import { ENGINE_RULES } from '../../lambdas/policy/decision.js';
 import { PolicyEngine } from '../../lambdas/policy/engine.js';
 import { BundleSourceError } from '../../lambdas/policy/errors.js';
-import { policyEngineFromEnv } from '../../lambdas/policy/index.js';
+import { type ObjectGetter, policyEngineFromEnv } from '../../lambdas/policy/index.js';
+import { sdkObjectGetter } from '../../lambdas/policy/sdk-object-getter.js';
+import { S3GetError } from '../../lambdas/policy/signed-get.js';
 import {
   type BundleSource,
   type FetchResult,
@@ -41,6 +43,10 @@ class ScriptedSource implements BundleSource {
 
 let tmp: string;
 let real: Uint8Array;
+/** For sources that name no bucket: a reader never asked for. */
+const noS3 = (): ObjectGetter => {
+  throw new Error('no S3 reader in this test');
+};
 /** The real policies with a cost threshold no case reaches: same rules, a different decision. */
 let lenient: Uint8Array;
 /**
@@ -178,13 +184,17 @@ describe('fail closed', () => {
   });
 
   it('denies when no source is configured, from the environment as the Lambdas start it', async () => {
-    const engine = policyEngineFromEnv({});
+    const engine = policyEngineFromEnv({}, 60, noS3);
     await engine.ready();
     expectDegradedDeny(engine, /no policy bundle configured/);
   });
 
   it('denies when the configured file is missing', async () => {
-    const engine = policyEngineFromEnv({ CLOUDORCH_POLICY_BUNDLE_FILE: join(tmp, 'missing.tar.gz') });
+    const engine = policyEngineFromEnv(
+      { CLOUDORCH_POLICY_BUNDLE_FILE: join(tmp, 'missing.tar.gz') },
+      60,
+      noS3,
+    );
     await engine.ready();
     expectDegradedDeny(engine, /cannot read policy bundle/);
   });
@@ -349,34 +359,25 @@ describe('reload', () => {
 
 describe('S3 source', () => {
   /** Stands in for S3's GetObject, including the 304 it answers to a matching If-None-Match. */
-  function fakeS3(objects: { etag: string; bytes: Uint8Array } | 'missing') {
+  function fakeS3(objects: { etag: string | undefined; bytes: Uint8Array } | 'missing') {
     const calls: (string | undefined)[] = [];
-    const client = {
-      async send(command: GetObjectCommand): Promise<GetObjectCommandOutput> {
-        calls.push(command.input.IfNoneMatch);
+    const getter: ObjectGetter = {
+      async getObject(_bucket, _key, ifNoneMatch) {
+        calls.push(ifNoneMatch);
         if (objects === 'missing')
-          throw Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' });
-        if (command.input.IfNoneMatch === objects.etag) {
-          throw Object.assign(new Error('Not Modified'), {
-            name: 'NotModified',
-            $metadata: { httpStatusCode: 304 },
-          });
-        }
-        const body = { transformToByteArray: async () => objects.bytes };
-        return {
-          $metadata: {},
-          ETag: objects.etag,
-          Body: body as unknown as NonNullable<GetObjectCommandOutput['Body']>,
-        };
+          throw new S3GetError('NoSuchKey', 404, false, 'The specified key does not exist.');
+        if (ifNoneMatch !== undefined && ifNoneMatch === objects.etag) return { notModified: true };
+        return { notModified: false, etag: objects.etag, bytes: objects.bytes };
       },
+      destroy: () => {},
     };
-    return { client, calls };
+    return { getter, calls };
   }
 
   it('uses the ETag as version and a conditional GET for unchanged bundles', async () => {
-    const { client, calls } = fakeS3({ etag: '"e1"', bytes: real });
+    const { getter, calls } = fakeS3({ etag: '"e1"', bytes: real });
     const engine = new PolicyEngine({
-      source: new S3BundleSource(client, 'b', 'policy/bundle.tar.gz'),
+      source: new S3BundleSource(getter, 'b', 'policy/bundle.tar.gz'),
       reloadIntervalMs: 0,
     });
     await engine.ready();
@@ -389,10 +390,35 @@ describe('S3 source', () => {
     expect(calls).toEqual([undefined, '"e1"']);
   });
 
-  it('fails closed when the object is missing', async () => {
-    const { client } = fakeS3('missing');
-    const engine = new PolicyEngine({ source: new S3BundleSource(client, 'b', 'k') });
-    await engine.ready();
-    expectDegradedDeny(engine, /cannot get policy bundle s3:\/\/b\/k: NoSuchKey/);
+  it('fails closed when the object is missing or comes without an ETag', async () => {
+    const missing = new PolicyEngine({ source: new S3BundleSource(fakeS3('missing').getter, 'b', 'k') });
+    await missing.ready();
+    expectDegradedDeny(missing, /cannot get policy bundle s3:\/\/b\/k: S3GetError: NoSuchKey \(HTTP 404\)/);
+    const unversioned = fakeS3({ etag: undefined, bytes: real }).getter;
+    const noEtag = new PolicyEngine({ source: new S3BundleSource(unversioned, 'b', 'k') });
+    await noEtag.ready();
+    expectDegradedDeny(noEtag, /s3:\/\/b\/k returned no ETag/);
+  });
+
+  it("reads through the SDK's client for the bridge and the CLI, a 304 being no change", async () => {
+    const sent: (string | undefined)[] = [];
+    const client = {
+      async send(command: GetObjectCommand): Promise<GetObjectCommandOutput> {
+        sent.push(command.input.IfNoneMatch);
+        if (command.input.IfNoneMatch === '"e1"')
+          throw Object.assign(new Error('Not Modified'), { name: '304', $metadata: { httpStatusCode: 304 } });
+        const body = { transformToByteArray: async () => real };
+        return {
+          $metadata: {},
+          ETag: '"e1"',
+          Body: body as unknown as NonNullable<GetObjectCommandOutput['Body']>,
+        };
+      },
+      destroy: () => {},
+    };
+    const source = new S3BundleSource(sdkObjectGetter(client), 'b', 'k');
+    expect(await source.fetch(undefined)).toMatchObject({ changed: true, version: '"e1"' });
+    expect(await source.fetch('"e1"')).toEqual({ changed: false });
+    expect(sent).toEqual([undefined, '"e1"']);
   });
 });

@@ -1,9 +1,9 @@
 /** The WASM policy engine: the client of capability `policy:read`. */
 
-import { S3Client } from '@aws-sdk/client-s3';
 import { ENV, SETTING_DEFAULTS } from '../../config.js';
-import { type PolicyEngine, policyEngineFromEnv } from '../../policy/index.js';
-import { envNumber, sdkOptions, type Wiring } from '../compose.js';
+import { type ObjectGetter, type PolicyEngine, policyEngineFromEnv } from '../../policy/index.js';
+import { environmentCredentials, S3GetError, signedObjectGetter } from '../../policy/signed-get.js';
+import { envNumber, type Maker, type Wiring } from '../compose.js';
 import type { PolicyEvaluator } from '../deps.js';
 
 /** The policy engine as the pipeline sees it: always an answer, degraded when no bundle is loaded. */
@@ -26,10 +26,44 @@ export interface EnginePolicy extends PolicyEvaluator {
   readonly engine: PolicyEngine;
 }
 
-export function wasmPolicy(w: Wiring): EnginePolicy {
-  // Zero is allowed: the bundle is checked on every decision.
-  const reloadSeconds = envNumber(w.env, ENV.policyReloadSeconds, 0) ?? SETTING_DEFAULTS.policyReloadSeconds;
-  // The bucket's client is the composition's, so closing it closes this client too.
-  const engine = policyEngineFromEnv(w.env, reloadSeconds, () => w.own(new S3Client(sdkOptions(w))));
-  return { ...engineEvaluator(() => engine), engine };
+/** The engine over the bundle the environment names, reading an S3 bundle through `objectGetter`. */
+export function wasmPolicyOver(objectGetter: (w: Wiring) => ObjectGetter): Maker<EnginePolicy> {
+  return (w) => {
+    // Zero is allowed: the bundle is checked on every decision.
+    const reloadSeconds =
+      envNumber(w.env, ENV.policyReloadSeconds, 0) ?? SETTING_DEFAULTS.policyReloadSeconds;
+    // The reader is the composition's, so closing it closes its connections too.
+    const engine = policyEngineFromEnv(w.env, reloadSeconds, () => w.own(objectGetter(w)));
+    return { ...engineEvaluator(() => engine), engine };
+  };
 }
+
+/** A reader that refuses every GET, saying what is missing: the engine stays degraded and denies. */
+function unconfigured(detail: string): ObjectGetter {
+  return {
+    getObject: async () => {
+      throw new S3GetError('NotConfigured', undefined, false, detail);
+    },
+    destroy: () => {},
+  };
+}
+
+/**
+ * The policy function's reader: a GET it signs with the function role's credentials, sent to the
+ * bucket's regional endpoint the stack names (docs/performance.md, "Bundles").
+ */
+export function signedGetter(w: Wiring): ObjectGetter {
+  const endpoint = w.env[ENV.policyBundleEndpoint];
+  const region = w.endpoints?.region ?? w.env['AWS_REGION'];
+  if (!endpoint) return unconfigured(`${ENV.policyBundleEndpoint} is not set (the stack sets it)`);
+  if (!region) return unconfigured('AWS_REGION is not set (Lambda sets it)');
+  const local = w.endpoints?.credentials;
+  return signedObjectGetter({
+    endpoint,
+    region,
+    credentials: local ? () => local : environmentCredentials(w.env),
+  });
+}
+
+/** The policy function's engine (the CLI and the bridge read the bundle through the SDK's client). */
+export const wasmPolicy: Maker<EnginePolicy> = wasmPolicyOver(signedGetter);

@@ -43,8 +43,10 @@ async function ready(url: string, child: ChildProcess, log: () => string): Promi
   throw new Error(`moto_server did not become ready at ${url}:\n${log()}`);
 }
 
+/** `serverEnv` adds to the server's environment (e.g. `INITIAL_NO_AUTH_ACTION_COUNT`, which turns on its checks of signatures and IAM policies after that many requests). */
 export async function startMoto(
   env: Readonly<Record<string, string | undefined>> = process.env,
+  serverEnv: Readonly<Record<string, string>> = {},
 ): Promise<Moto> {
   const bin = env[MOTO_ENV];
   if (!bin) {
@@ -56,7 +58,10 @@ export async function startMoto(
     throw new Error(`${MOTO_ENV}=${bin} is not executable: scripts/setup.sh could not install moto`);
   });
   const port = await freePort();
-  const child = spawn(bin, ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(bin, ['-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...serverEnv },
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
