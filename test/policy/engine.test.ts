@@ -8,6 +8,7 @@ import { join, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { GetObjectCommand, GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AwsRequestError } from '../../lambdas/aws/signed-http.js';
 import type { PolicyInput } from '../../lambdas/core/policy-input.js';
 import { parseBundle } from '../../lambdas/policy/bundle.js';
 import { ENGINE_RULES } from '../../lambdas/policy/decision.js';
@@ -15,7 +16,6 @@ import { PolicyEngine } from '../../lambdas/policy/engine.js';
 import { BundleSourceError } from '../../lambdas/policy/errors.js';
 import { type ObjectGetter, policyEngineFromEnv } from '../../lambdas/policy/index.js';
 import { sdkObjectGetter } from '../../lambdas/policy/sdk-object-getter.js';
-import { S3GetError } from '../../lambdas/policy/signed-get.js';
 import {
   type BundleSource,
   type FetchResult,
@@ -365,7 +365,7 @@ describe('S3 source', () => {
       async getObject(_bucket, _key, ifNoneMatch) {
         calls.push(ifNoneMatch);
         if (objects === 'missing')
-          throw new S3GetError('NoSuchKey', 404, false, 'The specified key does not exist.');
+          throw new AwsRequestError('NoSuchKey', 404, false, 'The specified key does not exist.');
         if (ifNoneMatch !== undefined && ifNoneMatch === objects.etag) return { notModified: true };
         return { notModified: false, etag: objects.etag, bytes: objects.bytes };
       },
@@ -393,7 +393,10 @@ describe('S3 source', () => {
   it('fails closed when the object is missing or comes without an ETag', async () => {
     const missing = new PolicyEngine({ source: new S3BundleSource(fakeS3('missing').getter, 'b', 'k') });
     await missing.ready();
-    expectDegradedDeny(missing, /cannot get policy bundle s3:\/\/b\/k: S3GetError: NoSuchKey \(HTTP 404\)/);
+    expectDegradedDeny(
+      missing,
+      /cannot get policy bundle s3:\/\/b\/k: AwsRequestError: NoSuchKey \(HTTP 404\)/,
+    );
     const unversioned = fakeS3({ etag: undefined, bytes: real }).getter;
     const noEtag = new PolicyEngine({ source: new S3BundleSource(unversioned, 'b', 'k') });
     await noEtag.ready();

@@ -7,7 +7,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,11 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFunction } from '../../infra/bundling/build-function.mjs';
 import { FUNCTION_OUTFILE } from '../../infra/bundling/function-bundling.mjs';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
+import { AwsRequestError } from '../../lambdas/aws/signed-http.js';
 import { ENV } from '../../lambdas/config.js';
 import { wasmPolicy } from '../../lambdas/handlers/clients/policy.js';
 import { compose } from '../../lambdas/handlers/compose.js';
 import { PolicyEngine, S3BundleSource } from '../../lambdas/policy/index.js';
-import { S3GetError, type SignedGetterOptions, signedObjectGetter } from '../../lambdas/policy/signed-get.js';
+import { type SignedGetterOptions, signedObjectGetter } from '../../lambdas/policy/signed-get.js';
 import { type Moto, startMoto } from '../provider/support/moto.js';
 import { BUNDLE_PATH } from './support.js';
 
@@ -165,7 +165,7 @@ describe('signed GET against S3 with its access checks (moto)', () => {
     const sleep = async (ms: number) => void waits.push(ms);
     const wrong = getter({ ...reader, secretAccessKey: `${reader.secretAccessKey}x` }, { sleep });
     const e = await wrong.getObject(BUCKET, KEY, undefined).catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(S3GetError);
+    expect(e).toBeInstanceOf(AwsRequestError);
     expect(e).toMatchObject({ code: 'SignatureDoesNotMatch', status: 403, retryable: false });
     const ok = getter(reader, { sleep });
     await expect(ok.getObject(BUCKET, 'elsewhere/bundle.tar.gz', undefined)).rejects.toMatchObject({
@@ -177,6 +177,12 @@ describe('signed GET against S3 with its access checks (moto)', () => {
       status: 404,
     });
     expect(waits).toEqual([]);
+    // As the engine reports it: the object, then S3's code and message.
+    const engine = new PolicyEngine({ source: new S3BundleSource(ok, BUCKET, 'elsewhere/b.tar.gz') });
+    await engine.ready();
+    expect(engine.health().reason).toBe(
+      `BundleSourceError: cannot get policy bundle s3://${BUCKET}/elsewhere/b.tar.gz: AwsRequestError: AccessDenied (HTTP 403): Access Denied`,
+    );
     wrong.destroy();
     ok.destroy();
   });
@@ -202,7 +208,9 @@ describe('signed GET against S3 with its access checks (moto)', () => {
     });
     const noKeys = compose({ policy: wasmPolicy }, { env: { ...env, AWS_SECRET_ACCESS_KEY: undefined } });
     await noKeys.deps.policy.engine.ready();
-    expect(noKeys.deps.policy.engine.health().reason).toMatch(/NoCredentials: .*AWS_SECRET_ACCESS_KEY/);
+    expect(noKeys.deps.policy.engine.health().reason).toMatch(
+      /MissingCredentialsError: .*AWS_SECRET_ACCESS_KEY/,
+    );
     unset.close();
     noKeys.close();
   });
@@ -241,107 +249,4 @@ export async function health() {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
-});
-
-describe('signed GET against a failing stand-in', () => {
-  let server: Server;
-  let url: string;
-  let answers: ((res: ServerResponse) => void)[] = [];
-  let requests = 0;
-  const errorXml = (code: string) =>
-    `<?xml version="1.0"?><Error><Code>${code}</Code><Message>m</Message></Error>`;
-  const fail = (status: number, code: string) => (res: ServerResponse) =>
-    res.writeHead(status).end(errorXml(code));
-  const object = (body: string) => (res: ServerResponse) => res.writeHead(200, { etag: '"e"' }).end(body);
-
-  beforeAll(async () => {
-    server = createServer((_req, res) => {
-      requests++;
-      (answers.shift() ?? fail(500, 'NoMoreAnswers'))(res);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const addr = server.address();
-    url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-
-  function run(script: typeof answers, over: Partial<SignedGetterOptions> = {}) {
-    answers = [...script];
-    requests = 0;
-    const waits: number[] = [];
-    const g = signedObjectGetter({
-      endpoint: url,
-      region: 'us-east-1',
-      credentials: () => ({ accessKeyId: 'k', secretAccessKey: 's' }),
-      sleep: async (ms) => void waits.push(ms),
-      random: () => 0.5,
-      ...over,
-    });
-    return { result: g.getObject('b', 'k', undefined).finally(() => g.destroy()), waits };
-  }
-
-  it('retries throttling and server errors after waits that grow, and succeeds', async () => {
-    const { result, waits } = run([fail(503, 'SlowDown'), fail(500, 'InternalError'), object('ok')]);
-    expect(await result).toMatchObject({ notModified: false, etag: '"e"' });
-    // Half the ceiling plus half of it times the draw (0.5): 75 ms, then 150 ms.
-    expect(waits).toEqual([75, 150]);
-    expect(requests).toBe(3);
-  });
-
-  it('gives up after its attempts with the last error, and never waits past the cap', async () => {
-    const { result, waits } = run([fail(503, 'SlowDown'), fail(503, 'SlowDown'), fail(503, 'SlowDown')], {
-      maxAttempts: 3,
-      baseDelayMs: 1000,
-      capDelayMs: 1500,
-      random: () => 0.999,
-    });
-    await expect(result).rejects.toMatchObject({ code: 'SlowDown', status: 503, retryable: true });
-    expect(requests).toBe(3);
-    expect(waits[0]).toBeGreaterThan(990);
-    expect(waits[1]).toBeLessThan(1500);
-    expect(waits[1]).toBeGreaterThan(waits[0] as number);
-  });
-
-  it('does not retry a client error', async () => {
-    const { result, waits } = run([fail(400, 'InvalidRequest'), object('ok')]);
-    await expect(result).rejects.toMatchObject({ code: 'InvalidRequest', retryable: false });
-    expect([requests, waits.length]).toEqual([1, 0]);
-  });
-
-  it('times out an attempt that gets no answer and a connection cut mid-answer, and retries both', async () => {
-    const silent = () => {};
-    const cut = (res: ServerResponse) => {
-      res.writeHead(200, { 'content-length': '100' }).write('partial');
-      setTimeout(() => res.socket?.destroy(), 10);
-    };
-    const { result, waits } = run([silent, cut, object('ok')], { attemptTimeoutMs: 200 });
-    expect(await result).toMatchObject({ notModified: false });
-    expect([requests, waits.length]).toEqual([3, 2]);
-    const never = run([silent, silent], { attemptTimeoutMs: 100, maxAttempts: 2 });
-    await expect(never.result).rejects.toMatchObject({ code: 'Timeout', retryable: true });
-  });
-
-  it('refuses an object larger than its limit, without retrying', async () => {
-    const { result } = run([object('x'.repeat(2048))], { maxBytes: 1024 });
-    await expect(result).rejects.toMatchObject({ code: 'TooLarge', retryable: false });
-    expect(requests).toBe(1);
-  });
-
-  it("reaches the engine as a bundle source error naming the object and S3's code", async () => {
-    answers = [fail(403, 'AccessDenied')];
-    const g = signedObjectGetter({
-      endpoint: url,
-      region: 'us-east-1',
-      credentials: () => ({ accessKeyId: 'k', secretAccessKey: 's' }),
-    });
-    const engine = new PolicyEngine({ source: new S3BundleSource(g, 'b', 'k') });
-    await engine.ready();
-    expect(engine.health().reason).toMatch(
-      /^BundleSourceError: cannot get policy bundle s3:\/\/b\/k: S3GetError: AccessDenied \(HTTP 403\): m/,
-    );
-    g.destroy();
-  });
 });

@@ -1,8 +1,10 @@
 /** The WASM policy engine: the client of capability `policy:read`. */
 
+import { environmentCredentials } from '../../aws/env-credentials.js';
+import { parseEndpoint } from '../../aws/signed-http.js';
 import { ENV, SETTING_DEFAULTS } from '../../config.js';
 import { type ObjectGetter, type PolicyEngine, policyEngineFromEnv } from '../../policy/index.js';
-import { environmentCredentials, S3GetError, signedObjectGetter } from '../../policy/signed-get.js';
+import { signedObjectGetter, unconfiguredGetter } from '../../policy/signed-get.js';
 import { envNumber, type Maker, type Wiring } from '../compose.js';
 import type { PolicyEvaluator } from '../deps.js';
 
@@ -38,16 +40,6 @@ export function wasmPolicyOver(objectGetter: (w: Wiring) => ObjectGetter): Maker
   };
 }
 
-/** A reader that refuses every GET, saying what is missing: the engine stays degraded and denies. */
-function unconfigured(detail: string): ObjectGetter {
-  return {
-    getObject: async () => {
-      throw new S3GetError('NotConfigured', undefined, false, detail);
-    },
-    destroy: () => {},
-  };
-}
-
 /**
  * The policy function's reader: a GET it signs with the function role's credentials, sent to the
  * bucket's regional endpoint the stack names (docs/performance.md, "Bundles").
@@ -55,8 +47,11 @@ function unconfigured(detail: string): ObjectGetter {
 export function signedGetter(w: Wiring): ObjectGetter {
   const endpoint = w.env[ENV.policyBundleEndpoint];
   const region = w.endpoints?.region ?? w.env['AWS_REGION'];
-  if (!endpoint) return unconfigured(`${ENV.policyBundleEndpoint} is not set (the stack sets it)`);
-  if (!region) return unconfigured('AWS_REGION is not set (Lambda sets it)');
+  // A missing or bad setting leaves the engine degraded, saying which; it never fails the cold start.
+  if (!endpoint) return unconfiguredGetter(`${ENV.policyBundleEndpoint} is not set (the stack sets it)`);
+  const url = parseEndpoint(endpoint);
+  if (typeof url === 'string') return unconfiguredGetter(`${ENV.policyBundleEndpoint}: ${url}`);
+  if (!region) return unconfiguredGetter('AWS_REGION is not set (Lambda sets it)');
   const local = w.endpoints?.credentials;
   return signedObjectGetter({
     endpoint,

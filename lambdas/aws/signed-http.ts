@@ -1,0 +1,246 @@
+/**
+ * One AWS call as a SigV4-signed HTTPS request, for the functions whose only call to a service is
+ * one simple request (the policy function's S3 GET, the sweep's Lambda Invoke): an SDK client, with
+ * the SDK core, protocols and schemas it brings, was a large part of their cold load
+ * (docs/performance.md, "Bundles"). Everything else uses the SDK.
+ *
+ * Like the SDK's standard retry mode: at most 3 attempts; throttling, server errors, timeouts and
+ * cut connections are retried after a jittered wait whose ceiling doubles; each attempt has a
+ * deadline, so the worst case is bounded (about 10 s with the defaults).
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { type SigningCredentials, signRequest } from './sigv4.js';
+
+/** The service answered with an error, or no answer came; `code` is the service's or ours (`Timeout`). */
+export class AwsRequestError extends Error {
+  override readonly name = 'AwsRequestError';
+  constructor(
+    readonly code: string,
+    readonly status: number | undefined,
+    readonly retryable: boolean,
+    detail: string,
+    opts?: { cause?: unknown },
+  ) {
+    super(`${code}${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`, opts);
+  }
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+export interface SignedHttpOptions {
+  /** `https://host` (an `http://` endpoint is refused unless it is this machine: credentials go in it). */
+  readonly endpoint: string;
+  readonly region: string;
+  readonly service: string;
+  /** Read at every attempt, so rotated credentials are used at once. */
+  readonly credentials: () => SigningCredentials;
+  /** The answers that are not errors (S3's GET: 200 and 304; an asynchronous Invoke: 202). */
+  readonly ok: (status: number) => boolean;
+  /** The service's error code and message in an error answer. */
+  readonly errorOf: (a: HttpAnswer) => { code: string; message: string };
+  /** Error codes retried whatever their status (S3's `RequestTimeout` is a 400). */
+  readonly retryableCodes?: ReadonlySet<string>;
+  readonly maxAttempts?: number;
+  readonly baseDelayMs?: number;
+  readonly capDelayMs?: number;
+  readonly attemptTimeoutMs?: number;
+  /** A larger successful answer is refused rather than buffered; an error's is cut at 64 KiB. */
+  readonly maxBytes?: number;
+  readonly random?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => Date;
+}
+
+type Limits = 'maxAttempts' | 'baseDelayMs' | 'capDelayMs' | 'attemptTimeoutMs' | 'maxBytes';
+
+export const SIGNED_HTTP_DEFAULTS: Readonly<Required<Pick<SignedHttpOptions, Limits>>> = {
+  maxAttempts: 3,
+  baseDelayMs: 100,
+  capDelayMs: 5_000,
+  attemptTimeoutMs: 3_000,
+  maxBytes: 64 * 1024 * 1024,
+};
+
+const ERROR_BODY_BYTES = 64 * 1024;
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+export interface SignedRequest {
+  readonly method: 'GET' | 'POST';
+  /** Already URI-encoded. */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Uint8Array;
+}
+
+export interface SignedHttpClient {
+  /** The endpoint's host, e.g. to tell a virtual-hosted S3 bucket endpoint from a path-style one. */
+  readonly hostname: string;
+  /** Sends with retries; resolves with an `ok` answer, rejects with {@link AwsRequestError}. */
+  send(req: SignedRequest): Promise<HttpAnswer>;
+  /** Closes its connections. */
+  destroy(): void;
+}
+
+/** The ceiling of the wait after the n-th failed attempt (n >= 1); the wait is half of it plus jitter. */
+export function retryCeilingMs(n: number, baseMs: number, capMs: number): number {
+  return Math.min(capMs, baseMs * 2 ** Math.min(n - 1, 30));
+}
+
+/** The worst time `send` can take before it rejects: every attempt timing out, every wait at its ceiling. */
+export function worstCaseMs(o: Partial<SignedHttpOptions> = {}): number {
+  const { maxAttempts, attemptTimeoutMs, baseDelayMs, capDelayMs } = { ...SIGNED_HTTP_DEFAULTS, ...o };
+  let waits = 0;
+  for (let n = 1; n < maxAttempts; n++) waits += retryCeilingMs(n, baseDelayMs, capDelayMs);
+  return maxAttempts * attemptTimeoutMs + waits;
+}
+
+/** The endpoint as a URL, or the reason it cannot be one (a typo here must not crash a cold start). */
+export function parseEndpoint(endpoint: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return `${JSON.stringify(endpoint)} is not a URL`;
+  }
+  if (url.pathname !== '/' || url.search || url.username)
+    return `${endpoint} must be a scheme and a host only, e.g. https://s3.us-east-1.amazonaws.com`;
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return url;
+  return `${endpoint} must be https:// (http:// only for this machine: the request carries credentials)`;
+}
+
+interface Context {
+  readonly o: SignedHttpOptions & Required<Pick<SignedHttpOptions, Limits>>;
+  readonly url: URL;
+  readonly agent: http.Agent;
+  readonly now: () => Date;
+}
+
+/** Collects an answer; a successful one longer than `maxBytes` is refused, an error's is cut short. */
+function collect(
+  c: Context,
+  res: http.IncomingMessage,
+  resolve: (a: HttpAnswer) => void,
+  reject: (e: Error) => void,
+): void {
+  const status = res.statusCode ?? 0;
+  const ok = c.o.ok(status);
+  const limit = ok ? c.o.maxBytes : ERROR_BODY_BYTES;
+  const tooLarge = () =>
+    new AwsRequestError('TooLarge', status, false, `the answer is larger than ${limit} bytes`);
+  if (ok && Number(res.headers['content-length'] ?? 0) > limit) {
+    res.destroy();
+    reject(tooLarge());
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+    else if (ok) {
+      res.destroy();
+      reject(tooLarge());
+    }
+  });
+  res.on('error', (e) =>
+    reject(new AwsRequestError('ConnectionError', undefined, true, e.message, { cause: e })),
+  );
+  res.on('end', () => {
+    const body = Buffer.concat(chunks);
+    resolve({ status, headers: res.headers, body: ok ? body : body.subarray(0, limit) });
+  });
+}
+
+function once(c: Context, req: SignedRequest): Promise<HttpAnswer> {
+  const { url, o } = c;
+  const body = req.body && req.body.length > 0 ? req.body : undefined;
+  const unsigned = {
+    method: req.method,
+    host: url.host,
+    path: req.path,
+    headers: { ...req.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+    body,
+    region: o.region,
+    service: o.service,
+    contentSha256Header: o.service === 's3',
+  };
+  const headers = signRequest(unsigned, o.credentials(), c.now());
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const send = url.protocol === 'https:' ? https.request : http.request;
+    const options = { hostname, port: url.port, path: req.path, method: req.method, headers, agent: c.agent };
+    const r = send(options, (res) => collect(c, res, resolve, reject));
+    const timer = setTimeout(
+      () =>
+        r.destroy(
+          new AwsRequestError('Timeout', undefined, true, `no complete answer in ${o.attemptTimeoutMs} ms`),
+        ),
+      o.attemptTimeoutMs,
+    );
+    r.on('close', () => clearTimeout(timer));
+    r.on('error', (e) =>
+      reject(
+        e instanceof AwsRequestError
+          ? e
+          : new AwsRequestError('ConnectionError', undefined, true, e.message, { cause: e }),
+      ),
+    );
+    r.end(body);
+  });
+}
+
+function decodeEntities(s: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return s.replace(/&(amp|lt|gt|quot|apos);/g, (_, n: string) => named[n] ?? '');
+}
+
+/** An XML error document's `<Code>` and `<Message>` (S3's form). */
+export function xmlError(a: HttpAnswer): { code: string; message: string } {
+  const text = a.body.toString('utf8');
+  const field = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
+  const code = field('Code');
+  return {
+    code: code ? decodeEntities(code) : `HTTP${a.status}`,
+    message: decodeEntities(field('Message') ?? 'no message'),
+  };
+}
+
+async function attempt(c: Context, req: SignedRequest): Promise<HttpAnswer> {
+  const a = await once(c, req);
+  if (c.o.ok(a.status)) return a;
+  const { code, message } = c.o.errorOf(a);
+  const retryable = RETRYABLE_STATUS.has(a.status) || (c.o.retryableCodes?.has(code) ?? false);
+  throw new AwsRequestError(code, a.status, retryable, message);
+}
+
+/** A client for one endpoint; `parseEndpoint` first, so a bad endpoint is a configuration error. */
+export function signedHttpClient(url: URL, opts: SignedHttpOptions): SignedHttpClient {
+  const o = { ...SIGNED_HTTP_DEFAULTS, ...opts };
+  const agent =
+    url.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+  const c: Context = { o, url, agent, now: o.now ?? (() => new Date()) };
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const random = o.random ?? Math.random;
+  return {
+    hostname: url.hostname,
+    async send(req) {
+      for (let n = 1; ; n++) {
+        try {
+          return await attempt(c, req);
+        } catch (e) {
+          if (!(e instanceof AwsRequestError) || !e.retryable || n >= o.maxAttempts) throw e;
+          const ceiling = retryCeilingMs(n, o.baseDelayMs, o.capDelayMs);
+          await sleep(ceiling / 2 + random() * (ceiling / 2));
+        }
+      }
+    },
+    destroy: () => agent.destroy(),
+  };
+}
