@@ -52,6 +52,8 @@ export const ENV = {
   coordinationTable: 'CLOUDORCH_COORDINATION_TABLE',
   /** The sweep shard function the dispatcher invokes, one invocation per (account, region). */
   sweepShardFunction: 'CLOUDORCH_SWEEP_SHARD_FUNCTION',
+  /** `https://lambda.<region>.<partition's domain>`: where the dispatcher sends its signed Invoke. */
+  lambdaEndpoint: 'CLOUDORCH_LAMBDA_ENDPOINT',
   /** Seconds between two full observations of a cluster by the sweep (the check reads less). */
   fullObservePeriod: 'CLOUDORCH_FULL_OBSERVE_PERIOD_SECONDS',
   /** The rollout table: CloudRollout records and the cluster locks of running rollouts. */

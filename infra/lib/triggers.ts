@@ -2,7 +2,7 @@
  * What starts reconciles: the scheduled sweep, the table's stream, and CloudTrail records of EKS
  * calls. Every asynchronous path ends in one encrypted dead-letter queue, so a lost trigger is visible.
  */
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
@@ -123,6 +123,8 @@ export class Triggers extends Construct {
     const period = String(props.sweepRate.toSeconds());
     props.sweep.addEnvironment(ENV.sweepPeriod, period);
     props.sweep.addEnvironment(ENV.sweepShardFunction, props.sweepShard.functionName);
+    // Lambda's endpoint in this region and partition, where the dispatcher signs its Invoke to.
+    props.sweep.addEnvironment(ENV.lambdaEndpoint, `https://lambda.${Aws.REGION}.${Aws.URL_SUFFIX}`);
     props.sweepShard.addEnvironment(ENV.sweepPeriod, period);
     props.sweepShard.addEnvironment(ENV.sweepConcurrency, String(props.sweepConcurrency));
     props.sweepShard.addEnvironment(ENV.fullObservePeriod, String(props.fullObservePeriod.toSeconds()));

@@ -4,6 +4,7 @@
  * itself (signed-get.ts) and never loads this module.
  */
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import { BundleSourceError } from './errors.js';
 import type { ObjectGetter } from './sources.js';
 
 /** The one call used; an `S3Client` satisfies it. */
@@ -27,7 +28,7 @@ export function sdkObjectGetter(client: S3ObjectClient | S3Client): ObjectGetter
         if (notModified(e)) return { notModified: true };
         throw e;
       }
-      if (!out.Body) throw new Error('GetObject returned no body');
+      if (!out.Body) throw new BundleSourceError(`s3://${bucket}/${key}: GetObject returned no body`);
       return { notModified: false, etag: out.ETag, bytes: await out.Body.transformToByteArray() };
     },
     destroy: () => client.destroy(),

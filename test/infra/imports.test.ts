@@ -61,7 +61,7 @@ const CLIENTS: Record<FunctionKey, string[]> = {
   writeStatus: ['@aws-sdk/client-dynamodb'],
   classifyError: [],
   onChange: ['@aws-sdk/client-sfn'],
-  sweep: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-lambda'],
+  sweep: ['@aws-sdk/client-dynamodb'],
   sweepShard: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-eks', '@aws-sdk/client-sfn'],
   driftEvent: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-eks', '@aws-sdk/client-sfn'],
   reconcileNow: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-sfn'],

@@ -123,6 +123,10 @@ describe('functions', () => {
     // The dispatcher starts nothing: it hands shards to the shard function, which it names.
     expect(env('sweep')['CLOUDORCH_STATE_MACHINE_ARN']).toBeUndefined();
     expect(env('sweep')['CLOUDORCH_SWEEP_SHARD_FUNCTION']).toEqual({ Ref: fnId('sweepShard') });
+    // The dispatcher signs its Invoke to Lambda's endpoint in the stack's region and partition.
+    expect(env('sweep')['CLOUDORCH_LAMBDA_ENDPOINT']).toEqual({
+      'Fn::Join': ['', ['https://lambda.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]],
+    });
     expect(env('sweepShard')).toMatchObject({
       CLOUDORCH_SWEEP_PERIOD_SECONDS: '600',
       CLOUDORCH_SWEEP_CONCURRENCY: '8',

@@ -1,30 +1,64 @@
 /**
  * The sweep shard function, invoked asynchronously: the client of capability `lambda:invoke-shard`.
- * Only the dispatcher's bundle carries the Lambda SDK client.
+ * The dispatcher's one Lambda call is a signed POST of its own (../../aws/signed-http.ts): the SDK's
+ * Lambda client, with its schemas and event-stream support, was about a sixth of the dispatcher's
+ * cold load (docs/performance.md, "Bundles").
  */
-import { InvocationType, InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { environmentCredentials } from '../../aws/env-credentials.js';
+import { type HttpAnswer, parseEndpoint, signedHttpClient } from '../../aws/signed-http.js';
+import { encodeSegment } from '../../aws/sigv4.js';
 import { ENV } from '../../config.js';
-import { TransientError } from '../../core/errors.js';
-import { required, sdkOptions, type Wiring } from '../compose.js';
+import { PermanentError } from '../../core/errors.js';
+import { required, type Wiring } from '../compose.js';
 import type { ShardInvoker } from '../deps.js';
+
+/** Lambda's error answer: the code in `x-amzn-errortype` (before any `:`), the text in the JSON body. */
+export function lambdaError(a: HttpAnswer): { code: string; message: string } {
+  if (a.status < 400)
+    return { code: 'NotQueued', message: `Lambda answered ${a.status}, not 202: the run was not queued` };
+  const header = a.headers['x-amzn-errortype'];
+  let body: { message?: unknown; Message?: unknown; __type?: unknown } = {};
+  try {
+    body = JSON.parse(a.body.toString('utf8')) as typeof body;
+  } catch {
+    // Not JSON (a proxy's page): the status says enough.
+  }
+  const type = typeof header === 'string' ? header : typeof body.__type === 'string' ? body.__type : '';
+  const text = body.message ?? body.Message;
+  return {
+    code: type.split(':')[0]?.split('#').pop() || `HTTP${a.status}`,
+    message: typeof text === 'string' ? text : 'no message',
+  };
+}
 
 export function lambdaShardInvoker(w: Wiring): ShardInvoker {
   const functionName = required(w.env, ENV.sweepShardFunction);
-  const client = w.own(new LambdaClient(sdkOptions(w)));
+  const endpoint = parseEndpoint(required(w.env, ENV.lambdaEndpoint));
+  if (typeof endpoint === 'string')
+    throw new PermanentError(`${ENV.lambdaEndpoint}: ${endpoint}`, {
+      remediation: `Deploy the function with the CloudOrch stack, which sets ${ENV.lambdaEndpoint}.`,
+    });
+  const local = w.endpoints?.credentials;
+  const client = w.own(
+    signedHttpClient(endpoint, {
+      endpoint: endpoint.href,
+      region: w.endpoints?.region ?? required(w.env, 'AWS_REGION'),
+      service: 'lambda',
+      credentials: local ? () => local : environmentCredentials(w.env),
+      // An accepted asynchronous invocation answers 202; anything else was not queued.
+      ok: (status) => status === 202,
+      errorOf: lambdaError,
+    }),
+  );
+  const path = `/2015-03-31/functions/${encodeSegment(functionName)}/invocations`;
   return {
     async invoke(payload) {
-      const out = await client.send(
-        new InvokeCommand({
-          FunctionName: functionName,
-          InvocationType: InvocationType.Event,
-          Payload: Buffer.from(JSON.stringify(payload)),
-        }),
-      );
-      // An accepted asynchronous invocation answers 202; anything else was not queued.
-      if (out.StatusCode !== 202)
-        throw new TransientError(`${functionName} did not queue the shard run (status ${out.StatusCode})`, {
-          remediation: 'Nothing to do: the next sweep period hands the shards over again.',
-        });
+      await client.send({
+        method: 'POST',
+        path,
+        headers: { 'x-amz-invocation-type': 'Event', 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(payload)),
+      });
     },
   };
 }
