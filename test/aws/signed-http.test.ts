@@ -3,7 +3,7 @@
  * fails on purpose: retries, their growing jittered waits, timeouts, cut connections, limits, and
  * the worst case against the timeouts of the functions that use it.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AwsRequestError,
@@ -14,10 +14,11 @@ import {
   xmlError,
 } from '../../lambdas/aws/signed-http.js';
 import { FUNCTIONS } from '../../lambdas/functions/catalog.js';
+import { type StandIn, startStandIn } from './support/stand-in.js';
 
 type Answer = (res: ServerResponse, req: IncomingMessage) => void;
 
-let server: Server;
+let standIn: StandIn;
 let url: string;
 let answers: Answer[] = [];
 let requests = 0;
@@ -33,18 +34,13 @@ const ok =
     res.writeHead(200, { etag: '"e"' }).end(body);
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  standIn = await startStandIn((req, res) => {
     requests++;
     (answers.shift() ?? fail(500, 'NoMoreAnswers'))(res, req);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address();
-  url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  url = standIn.url;
 });
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => standIn.close());
 
 function run(script: Answer[], over: Partial<SignedHttpOptions> = {}) {
   answers = [...script];

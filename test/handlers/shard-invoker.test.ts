@@ -4,7 +4,7 @@
  * received), Lambda's errors, and the wiring from the environment the stack sets.
  */
 import { execFileSync } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambdas/config.js';
@@ -12,6 +12,7 @@ import { PermanentError } from '../../lambdas/core/errors.js';
 import { lambdaShardInvoker } from '../../lambdas/handlers/clients/lambda.js';
 import { compose } from '../../lambdas/handlers/compose.js';
 import type { ShardRunPayload } from '../../lambdas/handlers/contracts.js';
+import { type StandIn, startStandIn } from '../aws/support/stand-in.js';
 import { MOTO_ENV } from '../provider/support/moto.js';
 
 interface Received {
@@ -21,13 +22,13 @@ interface Received {
   body: string;
 }
 
-let server: Server;
+let standIn: StandIn;
 let url: string;
 let answers: ((res: ServerResponse) => void)[] = [];
 const received: Received[] = [];
 
 beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res) => {
+  standIn = await startStandIn((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -41,14 +42,9 @@ beforeAll(async () => {
       (answers.shift() ?? ((r: ServerResponse) => r.writeHead(202).end()))(res);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address();
-  url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  url = standIn.url;
 });
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => standIn.close());
 
 const ENV_OF = () => ({
   AWS_REGION: 'eu-west-1',

@@ -187,15 +187,18 @@ describe('signed GET against S3 with its access checks (moto)', () => {
     ok.destroy();
   });
 
+  /** What Lambda and the stack give the policy function, the role's temporary credentials included. */
+  const lambdaEnv = () => ({
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: role.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: role.secretAccessKey,
+    AWS_SESSION_TOKEN: role.sessionToken,
+    [ENV.policyBundleS3]: `s3://${BUCKET}/${KEY}`,
+    [ENV.policyBundleEndpoint]: moto.url,
+  });
+
   it("is what the policy function's maker wires from its environment: the engine loads the bundle", async () => {
-    const env = {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: role.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: role.secretAccessKey,
-      AWS_SESSION_TOKEN: role.sessionToken,
-      [ENV.policyBundleS3]: `s3://${BUCKET}/${KEY}`,
-      [ENV.policyBundleEndpoint]: moto.url,
-    };
+    const env = lambdaEnv();
     const { deps, close } = compose({ policy: wasmPolicy }, { env });
     await deps.policy.engine.ready();
     expect(deps.policy.engine.health()).toMatchObject({ status: 'ok', source: `s3://${BUCKET}/${KEY}` });
@@ -234,15 +237,7 @@ export async function health() {
       const url = pathToFileURL(join(dir, 'out', FUNCTION_OUTFILE)).href;
       const code = `console.log(JSON.stringify(await (await import(${JSON.stringify(url)})).health()))`;
       const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], {
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: role.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: role.secretAccessKey,
-          AWS_SESSION_TOKEN: role.sessionToken,
-          [ENV.policyBundleS3]: `s3://${BUCKET}/${KEY}`,
-          [ENV.policyBundleEndpoint]: moto.url,
-        },
+        env: { PATH: process.env['PATH'] ?? '', ...lambdaEnv() },
       });
       expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ status: 'ok' });
     } finally {
