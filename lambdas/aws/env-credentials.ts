@@ -9,7 +9,7 @@ export class MissingCredentialsError extends Error {
   override readonly name = 'MissingCredentialsError';
 }
 
-/** Reads the variables at every call, so credentials Lambda rotates are used at once. */
+/** Reads the variables at every call (a test or a host may change them; Lambda sets them once). */
 export function environmentCredentials(
   env: Readonly<Record<string, string | undefined>>,
 ): () => SigningCredentials {

@@ -67,6 +67,8 @@ export const SIGNED_HTTP_DEFAULTS: Readonly<Required<Pick<SignedHttpOptions, Lim
 };
 
 const ERROR_BODY_BYTES = 64 * 1024;
+/** What CloudTrail records as the caller's user agent for these calls. */
+const USER_AGENT = 'cloudorch (signed-http)';
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -171,7 +173,8 @@ function once(c: Context, req: SignedRequest): Promise<HttpAnswer> {
     service: o.service,
     contentSha256Header: o.service === 's3',
   };
-  const headers = signRequest(unsigned, o.credentials(), c.now());
+  // Sent, not signed: proxies may rewrite a user agent (botocore leaves it out of the signature too).
+  const headers = { ...signRequest(unsigned, o.credentials(), c.now()), 'user-agent': USER_AGENT };
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return new Promise<HttpAnswer>((resolve, reject) => {
     const send = url.protocol === 'https:' ? https.request : http.request;
@@ -215,9 +218,18 @@ export function xmlError(a: HttpAnswer): { code: string; message: string } {
 async function attempt(c: Context, req: SignedRequest): Promise<HttpAnswer> {
   const a = await once(c, req);
   if (c.o.ok(a.status)) return a;
-  const { code, message } = c.o.errorOf(a);
+  let parsed: { code: string; message: string };
+  try {
+    parsed = c.o.errorOf(a);
+  } catch {
+    // An answer the service's parser cannot read is still that status's error.
+    parsed = { code: `HTTP${a.status}`, message: 'unreadable error answer' };
+  }
+  const { code, message } = parsed;
   const retryable = RETRYABLE_STATUS.has(a.status) || (c.o.retryableCodes?.has(code) ?? false);
-  throw new AwsRequestError(code, a.status, retryable, message);
+  const requestId = a.headers['x-amzn-requestid'] ?? a.headers['x-amz-request-id'];
+  const id = typeof requestId === 'string' ? ` (request ${requestId})` : '';
+  throw new AwsRequestError(code, a.status, retryable, `${message}${id}`);
 }
 
 /** A client for one endpoint; `parseEndpoint` first, so a bad endpoint is a configuration error. */

@@ -12,7 +12,18 @@ composeFunction('sweep', { store: dynamoStore, shardInvoker: lambdaShardInvoker 
 
 const { periodSeconds } = sweepSettings();
 
-export const handler = (event: { segment?: number; totalSegments?: number }) =>
+export const handler = (
+  event: { segment?: number; totalSegments?: number },
+  context?: { getRemainingTimeInMillis?: () => number },
+) =>
   withLogContext({ step: 'sweep' }, () =>
-    sweep({ segment: event.segment ?? 0, totalSegments: event.totalSegments ?? 1, periodSeconds }),
+    sweep({
+      segment: event.segment ?? 0,
+      totalSegments: event.totalSegments ?? 1,
+      periodSeconds,
+      // Lambda's clock for this invocation: no run is handed over once too little of it is left.
+      ...(context?.getRemainingTimeInMillis
+        ? { remainingMs: () => context.getRemainingTimeInMillis?.() ?? 0 }
+        : {}),
+    }),
   );

@@ -129,6 +129,43 @@ describe('the shard invoker', () => {
     close();
   });
 
+  it("reads Lambda's errors whatever their form, retrying only throttling and server faults", async () => {
+    const { deps, close } = compose({ shardInvoker: lambdaShardInvoker }, { env: ENV_OF() });
+    const attempt = async (...script: ((res: ServerResponse) => void)[]) => {
+      received.length = 0;
+      answers = script;
+      const e = await deps.shardInvoker.invoke(PAYLOAD).then(
+        () => undefined,
+        (x: unknown) => x,
+      );
+      return { e, calls: received.length };
+    };
+    const raw = (status: number, body: string) => (res: ServerResponse) => res.writeHead(status).end(body);
+    // A 500 and a body of JSON null are retried as the status says; then the run is queued.
+    expect(await attempt(lambdaFault(500, 'ServiceException', 'x'), raw(503, 'null'))).toEqual({
+      e: undefined,
+      calls: 3,
+    });
+    expect(await attempt(lambdaFault(413, 'RequestTooLargeException', 'too big'))).toMatchObject({
+      e: { code: 'RequestTooLargeException', retryable: false },
+      calls: 1,
+    });
+    expect(
+      await attempt(raw(400, '{"__type":"InvalidParameterValueException","message":"bad"}')),
+    ).toMatchObject({
+      e: {
+        code: 'InvalidParameterValueException',
+        message: 'InvalidParameterValueException (HTTP 400): bad',
+      },
+    });
+    expect(
+      await attempt(raw(403, '<Error><Code>SignatureDoesNotMatch</Code><Message>m</Message></Error>')),
+    ).toMatchObject({
+      e: { code: 'SignatureDoesNotMatch', status: 403 },
+    });
+    close();
+  });
+
   it('refuses to compose without its endpoint, or with one that is not https, naming the variable', () => {
     const bad = (over: Record<string, string | undefined>) => () =>
       compose({ shardInvoker: lambdaShardInvoker }, { env: { ...ENV_OF(), ...over } });

@@ -5,29 +5,46 @@
  * cold load (docs/performance.md, "Bundles").
  */
 import { environmentCredentials } from '../../aws/env-credentials.js';
-import { type HttpAnswer, parseEndpoint, signedHttpClient } from '../../aws/signed-http.js';
+import { type HttpAnswer, parseEndpoint, signedHttpClient, xmlError } from '../../aws/signed-http.js';
 import { encodeSegment } from '../../aws/sigv4.js';
 import { ENV } from '../../config.js';
 import { PermanentError } from '../../core/errors.js';
 import { required, type Wiring } from '../compose.js';
 import type { ShardInvoker } from '../deps.js';
 
-/** Lambda's error answer: the code in `x-amzn-errortype` (before any `:`), the text in the JSON body. */
+/** The JSON object of an answer's body, or nothing (no body, not JSON, not an object). */
+function jsonObject(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(body.toString('utf8'));
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Lambda's error answer: the code in `x-amzn-errortype` (before any `:`) or the body's `__type`, the
+ * text in the JSON body's `message`; an XML error (from a proxy or a stand-in) is read as such.
+ */
 export function lambdaError(a: HttpAnswer): { code: string; message: string } {
+  if (a.status < 300)
+    return {
+      code: 'NotQueued',
+      message: `Lambda answered ${a.status}, not 202: it did not queue the run as asked`,
+    };
   if (a.status < 400)
     return { code: 'NotQueued', message: `Lambda answered ${a.status}, not 202: the run was not queued` };
+  const body = jsonObject(a.body);
+  if (!body) return xmlError(a);
   const header = a.headers['x-amzn-errortype'];
-  let body: { message?: unknown; Message?: unknown; __type?: unknown } = {};
-  try {
-    body = JSON.parse(a.body.toString('utf8')) as typeof body;
-  } catch {
-    // Not JSON (a proxy's page): the status says enough.
-  }
-  const type = typeof header === 'string' ? header : typeof body.__type === 'string' ? body.__type : '';
-  const text = body.message ?? body.Message;
+  const type = typeof header === 'string' ? header : typeof body['__type'] === 'string' ? body['__type'] : '';
+  const text = body['message'] ?? body['Message'];
+  const reason = typeof body['Reason'] === 'string' ? ` (${body['Reason']})` : '';
   return {
     code: type.split(':')[0]?.split('#').pop() || `HTTP${a.status}`,
-    message: typeof text === 'string' ? text : 'no message',
+    message: `${typeof text === 'string' ? text : 'no message'}${reason}`,
   };
 }
 
@@ -51,6 +68,9 @@ export function lambdaShardInvoker(w: Wiring): ShardInvoker {
     }),
   );
   const path = `/2015-03-31/functions/${encodeSegment(functionName)}/invocations`;
+  // A timed-out Invoke is retried though Lambda may have queued it: a second run of a shard is
+  // harmless (each shard has a lease, and the executions a run starts are named per period), and
+  // Lambda's asynchronous delivery is at least once anyway.
   return {
     async invoke(payload) {
       await client.send({

@@ -32,13 +32,23 @@ export interface SweepOptions {
   readonly shardsPerRun?: number;
   /** Invocations in flight at once (default 8). */
   readonly invokeConcurrency?: number;
+  /** What is left of the invocation (Lambda's `getRemainingTimeInMillis`); unbounded without it. */
+  readonly remainingMs?: () => number;
 }
 
 export const SHARDS_PER_RUN = 8;
 const INVOKE_CONCURRENCY = 8;
 /**
- * A run's payload stays below this (asynchronous invocations take at most 256 KB): about 1,800
- * clusters of the longest ids in one shard, far more than one shard can check in a period.
+ * No run is handed over once less than this is left of the invocation: more than one hand-over's
+ * worst case (every attempt of the signed Invoke timing out, lambdas/aws/signed-http.ts), so a
+ * dispatcher facing an impaired Lambda API ends with the runs it could not hand over counted as
+ * errors, instead of being killed at its timeout. The next period hands them over again.
+ */
+export const INVOKE_RESERVE_MS = 15_000;
+/**
+ * A run's payload stays below this, well under Lambda's limit for an asynchronous invocation's
+ * payload (256 KB when this was set; 1 MB since): about 1,800 clusters of the longest ids in one
+ * shard, far more than one shard can check in a period.
  */
 export const MAX_RUN_PAYLOAD_BYTES = 200 * 1024;
 
@@ -121,8 +131,45 @@ function withMarks(shards: Shard[], toMark: readonly string[], ownAccountId?: st
   return i < 0 ? [...shards, merged] : shards.map((s, j) => (j === i ? merged : s));
 }
 
+/**
+ * Hands each run to the shard function, 8 at a time, while the invocation has time for another
+ * hand-over's worst case; a run not handed over is an error, and the next period hands it over.
+ */
+async function handOver(
+  runs: readonly Shard[][],
+  periodBucket: string,
+  opts: SweepOptions,
+): Promise<{ invoked: number; errors: number }> {
+  const { shardInvoker } = depsOf('sweep');
+  let invoked = 0;
+  let errors = 0;
+  const remaining = opts.remainingMs ?? (() => Number.POSITIVE_INFINITY);
+  const invoke = async (run: Shard[]) => {
+    try {
+      await shardInvoker.invoke({ periodBucket, shards: run });
+      invoked += 1;
+    } catch (err) {
+      errors += 1;
+      log().warn('sweep could not hand a run to the shard function', {
+        shards: run.map(shardItemId),
+        error: String(err),
+      });
+    }
+  };
+  const open = () => remaining() > INVOKE_RESERVE_MS;
+  const taken = await pool(runs, opts.invokeConcurrency ?? INVOKE_CONCURRENCY, invoke, open);
+  if (taken < runs.length) {
+    errors += runs.length - taken;
+    log().error('sweep ran out of time before handing every run over: the next period hands them over', {
+      runsLeft: runs.length - taken,
+      shards: runs.slice(taken).flat().map(shardItemId),
+    });
+  }
+  return { invoked, errors };
+}
+
 export async function sweep(opts: SweepOptions): Promise<SweepReport> {
-  const { shardInvoker, config, now } = depsOf('sweep');
+  const { config, now } = depsOf('sweep');
   const periodBucket = timeBucket(now(), opts.periodSeconds);
   const s = await scan(opts);
   const shards = inSegment(
@@ -140,22 +187,17 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
       remediation: 'Spread its clusters over more accounts or regions.',
     });
   }
-  let invoked = 0;
-  await pool(runs, opts.invokeConcurrency ?? INVOKE_CONCURRENCY, async (run) => {
-    try {
-      await shardInvoker.invoke({ periodBucket, shards: run });
-      invoked += 1;
-    } catch (err) {
-      errors += 1;
-      log().warn('sweep could not hand a run to the shard function', {
-        shards: run.map(shardItemId),
-        error: String(err),
-      });
-    }
-  });
+  // The fleet's gauges first: a dispatcher that runs out of time still publishes them.
   emit(METRIC.SweepClusters, s.scanned);
   for (const [reason, n] of Object.entries(s.byCondition))
     emit(METRIC.ClustersByCondition, n, { Reason: reason });
   emit(METRIC.DriftOutstandingSeconds, s.maxDriftAgeSeconds, {}, 'Seconds');
-  return { scanned: s.scanned, invalid: s.invalid, shards: shards.length, runs: invoked, errors };
+  const handed = await handOver(runs, periodBucket, opts);
+  return {
+    scanned: s.scanned,
+    invalid: s.invalid,
+    shards: shards.length,
+    runs: handed.invoked,
+    errors: errors + handed.errors,
+  };
 }

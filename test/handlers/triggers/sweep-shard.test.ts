@@ -6,12 +6,13 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { worstCaseMs } from '../../../lambdas/aws/signed-http.js';
 import { shardItemId } from '../../../lambdas/core/shard.js';
 import type { ShardRunPayload } from '../../../lambdas/handlers/contracts.js';
 import { defaultsFromEnv } from '../../../lambdas/handlers/deployment-defaults.js';
 import { DEFAULT_CONFIG, type Deps, deps, setDeps } from '../../../lambdas/handlers/deps.js';
 import { addMetricSink, type MetricPoint } from '../../../lambdas/handlers/telemetry.js';
-import { sweep } from '../../../lambdas/handlers/triggers/sweep.js';
+import { INVOKE_RESERVE_MS, sweep } from '../../../lambdas/handlers/triggers/sweep.js';
 import { type ShardRunOptions, sweepShard } from '../../../lambdas/handlers/triggers/sweep-shard.js';
 import { DynamoDesiredStateStore } from '../../../lambdas/store/dynamo-store.js';
 import { EksBudgetExhaustedError } from '../../../lambdas/store/errors.js';
@@ -141,6 +142,27 @@ describe('the dispatcher', () => {
     expect(run.shards.find((s) => s.invalid === 1)).toBeDefined();
     expect(startedFor('bad/item')).toHaveLength(1);
     expect(startedFor('t/a1')).toHaveLength(1);
+  });
+  it('publishes the gauges, then hands over runs only while the invocation has time for one', async () => {
+    for (const r of ['us-east-1', 'eu-west-1', 'eu-central-1']) await put(`t/${r}`, { region: r });
+    let left = 20_000;
+    const report = await sweep({
+      segment: 0,
+      totalSegments: 1,
+      periodSeconds: 300,
+      shardsPerRun: 1,
+      invokeConcurrency: 1,
+      // Each hand-over spends 3 s of the invocation: two fit above the reserve, the third does not.
+      remainingMs: () => {
+        const now = left;
+        left -= 3_000;
+        return now;
+      },
+    });
+    expect(INVOKE_RESERVE_MS).toBeGreaterThan(worstCaseMs());
+    expect(report).toMatchObject({ scanned: 3, shards: 3, runs: 2, errors: 1 });
+    expect(payloads).toHaveLength(2);
+    expect(points('SweepClusters')).toHaveLength(1);
   });
 });
 
