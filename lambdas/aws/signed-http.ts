@@ -33,8 +33,6 @@ export interface HttpAnswer {
 }
 
 export interface SignedHttpOptions {
-  /** `https://host` (an `http://` endpoint is refused unless it is this machine: credentials go in it). */
-  readonly endpoint: string;
   readonly region: string;
   readonly service: string;
   /** Read at every attempt, so rotated credentials are used at once. */
@@ -232,7 +230,11 @@ async function attempt(c: Context, req: SignedRequest): Promise<HttpAnswer> {
   throw new AwsRequestError(code, a.status, retryable, `${message}${id}`);
 }
 
-/** A client for one endpoint; `parseEndpoint` first, so a bad endpoint is a configuration error. */
+/**
+ * A client for one endpoint, as {@link parseEndpoint} gave it (`https://host`, or `http://` on this
+ * machine only: the requests carry credentials); parsing first makes a bad endpoint a configuration
+ * error its caller names.
+ */
 export function signedHttpClient(url: URL, opts: SignedHttpOptions): SignedHttpClient {
   const o = { ...SIGNED_HTTP_DEFAULTS, ...opts };
   const agent =

@@ -6,7 +6,7 @@
  * through sdk-object-getter.ts.
  */
 
-import { parseEndpoint, type SignedHttpOptions, signedHttpClient, xmlError } from '../aws/signed-http.js';
+import { type SignedHttpOptions, signedHttpClient, xmlError } from '../aws/signed-http.js';
 import { encodeS3Key } from '../aws/sigv4.js';
 import type { ObjectGetter } from './sources.js';
 
@@ -16,15 +16,12 @@ const S3_RETRYABLE = new Set(['SlowDown', 'RequestTimeout', 'InternalError', 'Se
 export type SignedGetterOptions = Omit<SignedHttpOptions, 'service' | 'ok' | 'errorOf' | 'retryableCodes'>;
 
 /**
- * GetObject against `endpoint`. When the endpoint's host is the bucket's own (`<bucket>.s3…`, the
- * regional domain name the stack passes) the object is at `/<key>`; otherwise at `/<bucket>/<key>`
- * (path style, as S3-compatible servers serve it). A bad endpoint is an error at the first GET (the
- * engine stays degraded and says why), never at a cold start.
+ * GetObject against `endpoint` (from `parseEndpoint`). When its host is the bucket's own
+ * (`<bucket>.s3…`, the regional domain name the stack passes) the object is at `/<key>`; otherwise
+ * at `/<bucket>/<key>` (path style, as S3-compatible servers serve it).
  */
-export function signedObjectGetter(opts: SignedGetterOptions): ObjectGetter {
-  const url = parseEndpoint(opts.endpoint);
-  if (typeof url === 'string') return unconfiguredGetter(`the S3 endpoint ${url}`);
-  const client = signedHttpClient(url, {
+export function signedObjectGetter(endpoint: URL, opts: SignedGetterOptions): ObjectGetter {
+  const client = signedHttpClient(endpoint, {
     ...opts,
     service: 's3',
     ok: (status) => status === 200 || status === 304,

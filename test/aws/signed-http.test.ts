@@ -49,7 +49,6 @@ function run(script: Answer[], over: Partial<SignedHttpOptions> = {}) {
   const endpoint = parseEndpoint(url);
   if (typeof endpoint === 'string') throw new Error(endpoint);
   const client = signedHttpClient(endpoint, {
-    endpoint: url,
     region: 'us-east-1',
     service: 's3',
     credentials: () => ({ accessKeyId: 'k', secretAccessKey: 's' }),
@@ -148,7 +147,6 @@ describe('signed HTTP request', () => {
     answers = [echo];
     const endpoint = parseEndpoint(url) as URL;
     const client = signedHttpClient(endpoint, {
-      endpoint: url,
       region: 'eu-west-1',
       service: 'lambda',
       credentials: () => ({ accessKeyId: 'k', secretAccessKey: 's' }),

@@ -107,7 +107,7 @@ describe('signed GET against S3 with its access checks (moto)', () => {
   let reader: Keys;
   let role: Keys;
   const getter = (keys: Keys, over: Partial<SignedGetterOptions> = {}) =>
-    signedObjectGetter({ endpoint: moto.url, region: 'us-east-1', credentials: () => keys, ...over });
+    signedObjectGetter(new URL(moto.url), { region: 'us-east-1', credentials: () => keys, ...over });
 
   beforeAll(async () => {
     moto = await startMoto(process.env, { INITIAL_NO_AUTH_ACTION_COUNT: String(SETUP_REQUESTS) });

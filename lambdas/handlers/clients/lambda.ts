@@ -58,7 +58,6 @@ export function lambdaShardInvoker(w: Wiring): ShardInvoker {
   const local = w.endpoints?.credentials;
   const client = w.own(
     signedHttpClient(endpoint, {
-      endpoint: endpoint.href,
       region: w.endpoints?.region ?? required(w.env, 'AWS_REGION'),
       service: 'lambda',
       credentials: local ? () => local : environmentCredentials(w.env),

@@ -53,8 +53,7 @@ export function signedGetter(w: Wiring): ObjectGetter {
   if (typeof url === 'string') return unconfiguredGetter(`${ENV.policyBundleEndpoint}: ${url}`);
   if (!region) return unconfiguredGetter('AWS_REGION is not set (Lambda sets it)');
   const local = w.endpoints?.credentials;
-  return signedObjectGetter({
-    endpoint,
+  return signedObjectGetter(url, {
     region,
     credentials: local ? () => local : environmentCredentials(w.env),
   });
