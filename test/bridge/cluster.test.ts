@@ -17,7 +17,7 @@ import { MIRROR_HEALTH_PATH, READYZ_PATH } from '../../bridge/constants.js';
 import { EventRecorder, SERIES_WINDOW_MS } from '../../bridge/events.js';
 import { asCloudCluster } from '../../bridge/kube.js';
 import { applyOutcome } from '../../lambdas/core/status.js';
-import { freePort } from '../store/servers.js';
+import { freePort } from '../support/free-port.js';
 import { type CoreStub, startCoreStub } from './core-stub.js';
 import {
   cloudCluster,

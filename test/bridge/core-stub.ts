@@ -7,7 +7,7 @@
  * and its answer enforced) are made by the real API server's own plugins.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { freePort } from '../store/servers.js';
+import { freePort } from '../support/free-port.js';
 
 type Obj = Record<string, unknown>;
 

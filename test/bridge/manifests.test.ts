@@ -30,7 +30,7 @@ import {
 import { CRD_FILE, PRINTER_COLUMNS, renderCrd } from '../../bridge/crd.js';
 import { FLAGS, FlagError, parseFlags, scanArgs } from '../../bridge/flags.js';
 import { ROLLOUT_CRD_FILE, ROLLOUT_PRINTER_COLUMNS, renderRolloutCrd } from '../../bridge/rollout-crd.js';
-import { freePort } from '../store/servers.js';
+import { freePort } from '../support/free-port.js';
 import {
   BUNDLE_PATH,
   cloudCluster,

@@ -25,7 +25,7 @@ import {
 import type { RolloutRecord } from '../../lambdas/store/rollouts.js';
 import { LOCAL_CREDENTIALS } from '../../local/runtime/credentials.js';
 import { type LocalSfnEndpoint, startLocalSfnEndpoint } from '../../local/sfn/endpoint.js';
-import { freePort } from '../store/servers.js';
+import { freePort } from '../support/free-port.js';
 import { type CoreStub, startCoreStub } from './core-stub.js';
 import {
   cloudRollout,

@@ -27,7 +27,7 @@ import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
 import { DynamoRolloutStore } from '../../lambdas/store/rollouts.js';
 import { createTable } from '../../local/store/table.js';
 import { BUNDLE_FILE, POLICY_DIR } from '../../policies/build.js';
-import { freePort } from '../store/servers.js';
+import { freePort } from '../support/free-port.js';
 import type { TestEnv } from './testenv.js';
 
 export const BUNDLE_PATH = join(POLICY_DIR, 'build', BUNDLE_FILE);

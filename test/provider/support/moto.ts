@@ -5,23 +5,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../../support/free-port.js';
 
 export const MOTO_ENV = 'CLOUDORCH_MOTO_SERVER';
 /** moto's default account (its IAM keys are not checked). */
 export const MOTO_ACCOUNT = '123456789012';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Moto {
   readonly url: string;
