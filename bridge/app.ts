@@ -13,6 +13,7 @@ import {
   type BundleSource,
   FileBundleSource,
   PolicyEngine,
+  parseS3Url,
   S3BundleSource,
 } from '../lambdas/policy/index.js';
 import { sdkObjectGetter } from '../lambdas/policy/sdk-object-getter.js';
@@ -40,9 +41,9 @@ export const jsonLog: Log = (msg) =>
   );
 
 export function policyEngineFor(flags: BridgeFlags): PolicyEngine {
-  const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(flags.policyBundle);
-  const source: BundleSource = m
-    ? new S3BundleSource(sdkObjectGetter(new S3Client({})), m[1] as string, m[2] as string)
+  const at = parseS3Url(flags.policyBundle);
+  const source: BundleSource = at
+    ? new S3BundleSource(sdkObjectGetter(new S3Client({})), at.bucket, at.key)
     : new FileBundleSource(flags.policyBundle);
   return new PolicyEngine({ source, reloadIntervalMs: flags.policyReloadSeconds * 1000 });
 }

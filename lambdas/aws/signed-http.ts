@@ -10,6 +10,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { exponentialCeilingMs, halfJitterMs } from '../core/backoff.js';
 import { type SigningCredentials, signRequest } from './sigv4.js';
 
 /** The service answered with an error, or no answer came; `code` is the service's or ours (`Timeout`). */
@@ -87,16 +88,11 @@ export interface SignedHttpClient {
   destroy(): void;
 }
 
-/** The ceiling of the wait after the n-th failed attempt (n >= 1); the wait is half of it plus jitter. */
-export function retryCeilingMs(n: number, baseMs: number, capMs: number): number {
-  return Math.min(capMs, baseMs * 2 ** Math.min(n - 1, 30));
-}
-
 /** The worst time `send` can take before it rejects: every attempt timing out, every wait at its ceiling. */
 export function worstCaseMs(o: Partial<SignedHttpOptions> = {}): number {
   const { maxAttempts, attemptTimeoutMs, baseDelayMs, capDelayMs } = { ...SIGNED_HTTP_DEFAULTS, ...o };
   let waits = 0;
-  for (let n = 1; n < maxAttempts; n++) waits += retryCeilingMs(n, baseDelayMs, capDelayMs);
+  for (let n = 1; n < maxAttempts; n++) waits += exponentialCeilingMs(n, baseDelayMs, capDelayMs);
   return maxAttempts * attemptTimeoutMs + waits;
 }
 
@@ -250,8 +246,7 @@ export function signedHttpClient(url: URL, opts: SignedHttpOptions): SignedHttpC
           return await attempt(c, req);
         } catch (e) {
           if (!(e instanceof AwsRequestError) || !e.retryable || n >= o.maxAttempts) throw e;
-          const ceiling = retryCeilingMs(n, o.baseDelayMs, o.capDelayMs);
-          await sleep(ceiling / 2 + random() * (ceiling / 2));
+          await sleep(halfJitterMs(exponentialCeilingMs(n, o.baseDelayMs, o.capDelayMs), random));
         }
       }
     },

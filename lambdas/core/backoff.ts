@@ -5,7 +5,8 @@
  * min(CAP, BASE * 2^(n-1)). The random half spreads a fleet's retries (jitter) and the fixed half
  * guarantees the wait really grows; the sweep re-decides every period, so a wait that could be drawn
  * as zero would retry at once. With these numbers a cluster failing for 24 hours is run at most
- * 12 times. A new generation starts again from zero.
+ * 12 times. A new generation starts again from zero. The two shapes (the exponential ceiling, the
+ * half-jitter draw) are also those of the signed requests' retries (lambdas/aws/signed-http.ts).
  */
 export const FAILURE_BACKOFF = {
   baseMs: 5 * 60_000,
@@ -19,9 +20,22 @@ export interface FailureCount {
   readonly retryAt: string;
 }
 
+/** The ceiling of the n-th wait (n >= 1) of an exponential backoff: `base * 2^(n-1)`, at most `cap`. */
+export function exponentialCeilingMs(n: number, baseMs: number, capMs: number): number {
+  return Math.min(capMs, baseMs * 2 ** Math.min(n - 1, 30));
+}
+
+/**
+ * A wait between half its ceiling and all of it: the random half spreads retries (jitter), the fixed
+ * half makes the wait really grow with the ceiling. `random` is in [0, 1).
+ */
+export function halfJitterMs(ceilingMs: number, random: () => number = Math.random): number {
+  return ceilingMs / 2 + random() * (ceilingMs / 2);
+}
+
 /** The ceiling of the n-th wait (n >= 1). */
 export function backoffCeilingMs(n: number): number {
-  return Math.min(FAILURE_BACKOFF.capMs, FAILURE_BACKOFF.baseMs * 2 ** Math.min(n - 1, 30));
+  return exponentialCeilingMs(n, FAILURE_BACKOFF.baseMs, FAILURE_BACKOFF.capMs);
 }
 
 /** The failure count after one more failed run; `random` in [0, 1) is injectable for tests. */
@@ -32,8 +46,7 @@ export function nextFailures(
   random: () => number = Math.random,
 ): FailureCount {
   const count = prev && prev.generation === generation ? prev.count + 1 : 1;
-  const ceiling = backoffCeilingMs(count);
-  const wait = ceiling / 2 + random() * (ceiling / 2);
+  const wait = halfJitterMs(backoffCeilingMs(count), random);
   return {
     generation,
     count,

@@ -10,6 +10,7 @@
  */
 import { POLICY_ENV } from '../config.js';
 import { PolicyEngine } from './engine.js';
+import { parseS3Url } from './s3-url.js';
 import {
   type BundleSource,
   FileBundleSource,
@@ -22,6 +23,7 @@ export * from './bundle.js';
 export * from './decision.js';
 export * from './engine.js';
 export * from './errors.js';
+export * from './s3-url.js';
 export * from './sources.js';
 
 /** `objectGetter` makes the bucket's reader, only when the environment names a bucket. */
@@ -31,9 +33,9 @@ export function bundleSourceFromEnv(
 ): BundleSource {
   const s3 = env[POLICY_ENV.s3];
   if (s3) {
-    const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(s3);
-    if (!m) return new UnconfiguredSource(`${POLICY_ENV.s3} must look like s3://bucket/key, got ${s3}`);
-    return new S3BundleSource(objectGetter(), m[1] as string, m[2] as string);
+    const at = parseS3Url(s3);
+    if (!at) return new UnconfiguredSource(`${POLICY_ENV.s3} must look like s3://bucket/key, got ${s3}`);
+    return new S3BundleSource(objectGetter(), at.bucket, at.key);
   }
   const file = env[POLICY_ENV.file];
   if (file) return new FileBundleSource(file);

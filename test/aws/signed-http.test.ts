@@ -9,6 +9,7 @@ import {
   AwsRequestError,
   parseEndpoint,
   type SignedHttpOptions,
+  type SignedRequest,
   signedHttpClient,
   worstCaseMs,
   xmlError,
@@ -42,7 +43,11 @@ beforeAll(async () => {
 });
 afterAll(() => standIn.close());
 
-function run(script: Answer[], over: Partial<SignedHttpOptions> = {}) {
+function run(
+  script: Answer[],
+  over: Partial<SignedHttpOptions> = {},
+  req: SignedRequest = { method: 'GET', path: '/b/k' },
+) {
   answers = [...script];
   requests = 0;
   const waits: number[] = [];
@@ -59,7 +64,7 @@ function run(script: Answer[], over: Partial<SignedHttpOptions> = {}) {
     random: () => 0.5,
     ...over,
   });
-  const result = client.send({ method: 'GET', path: '/b/k' }).finally(() => client.destroy());
+  const result = client.send(req).finally(() => client.destroy());
   return { result, waits };
 }
 
@@ -144,17 +149,9 @@ describe('signed HTTP request', () => {
         res.writeHead(200).end();
       });
     };
-    answers = [echo];
-    const endpoint = parseEndpoint(url) as URL;
-    const client = signedHttpClient(endpoint, {
-      region: 'eu-west-1',
-      service: 'lambda',
-      credentials: () => ({ accessKeyId: 'k', secretAccessKey: 's' }),
-      ok: (status) => status === 200,
-      errorOf: xmlError,
-    });
-    await client.send({ method: 'POST', path: '/p', body: Buffer.from('{"a":1}') });
-    client.destroy();
+    const body = Buffer.from('{"a":1}');
+    await run([echo], { region: 'eu-west-1', service: 'lambda' }, { method: 'POST', path: '/p', body })
+      .result;
     expect(seen).toMatchObject({ length: '7', body: '{"a":1}' });
     expect(seen.auth).toMatch(
       /^AWS4-HMAC-SHA256 Credential=k\/\d{8}\/eu-west-1\/lambda\/aws4_request, SignedHeaders=content-length;host;x-amz-date, /,

@@ -32,23 +32,32 @@ const server = createServer((req: IncomingMessage, res) => {
 beforeAll(() => new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r())));
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
+/** A wiring with local endpoints (`over` for the one a test serves) that records the clients it owns. */
+function wiring(env: Wiring['env'], over: { eks?: string; sfn?: string }) {
+  const owned: { destroy(): void }[] = [];
+  const w: Wiring = {
+    env,
+    endpoints: {
+      region: REGION,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+      dynamodb: 'http://127.0.0.1:1',
+      eks: over.eks ?? 'http://127.0.0.1:1',
+      sfn: over.sfn ?? 'http://127.0.0.1:1',
+    },
+    own: (c) => {
+      owned.push(c);
+      return c;
+    },
+  };
+  return { w, owned };
+}
+
 describe('lazySfnExecutions', () => {
   it('calls nothing until used, then starts and asks through one client', async () => {
-    const owned: { destroy(): void }[] = [];
-    const w: Wiring = {
-      env: { [ENV.stateMachine]: 'arn:aws:states:us-east-1:123456789012:stateMachine:sm' },
-      endpoints: {
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
-        dynamodb: 'http://127.0.0.1:1',
-        eks: 'http://127.0.0.1:1',
-        sfn: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      },
-      own: (c) => {
-        owned.push(c);
-        return c;
-      },
-    };
+    const { w, owned } = wiring(
+      { [ENV.stateMachine]: 'arn:aws:states:us-east-1:123456789012:stateMachine:sm' },
+      { sfn: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+    );
     const executions = lazySfnExecutions(w);
     expect(owned).toHaveLength(0);
     const [started, status] = await Promise.all([
@@ -76,21 +85,7 @@ describe('lazyEksProvider', () => {
         resourcesVpcConfig: { subnetIds: ['subnet-0123abcd', 'subnet-0123abce'] },
       }),
     );
-    const owned: { destroy(): void }[] = [];
-    const w: Wiring = {
-      env: {},
-      endpoints: {
-        region: REGION,
-        credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
-        dynamodb: 'http://127.0.0.1:1',
-        eks: h.sim.url,
-        sfn: 'http://127.0.0.1:1',
-      },
-      own: (c) => {
-        owned.push(c);
-        return c;
-      },
-    };
+    const { w, owned } = wiring({}, { eks: h.sim.url });
     const provider = lazyEksProvider(w);
     expect(owned).toHaveLength(0);
     const [a, b] = await Promise.all([

@@ -4,6 +4,7 @@
  */
 import { type Command, Option } from 'commander';
 import { stringify } from 'yaml';
+import { parseS3Url } from '../../../lambdas/policy/s3-url.js';
 import type { Cli } from '../cli.js';
 import {
   type CliConfig,
@@ -75,7 +76,7 @@ export function setTarget(config: CliConfig, name: string, flags: SetTargetFlags
       `target '${name}': ${missing.join('; ')} (a target needs --table and --region)`,
     );
   }
-  if (parsed.data.policyBundle && !/^s3:\/\/[^/]+\/.+$/.test(parsed.data.policyBundle))
+  if (parsed.data.policyBundle && !parseS3Url(parsed.data.policyBundle))
     throw new ConfigFileError(
       `--policy-bundle must look like s3://bucket/key (the stack output PolicyBundleUrl)`,
     );

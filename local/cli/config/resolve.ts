@@ -10,6 +10,7 @@
 import { DEFAULTS_ENV, ENV } from '../../../lambdas/config.js';
 import type { PlanDefaults } from '../../../lambdas/core/plan/types.js';
 import { defaultsFromEnv } from '../../../lambdas/handlers/deployment-defaults.js';
+import { parseS3Url } from '../../../lambdas/policy/s3-url.js';
 import { type CliConfig, ConfigFileError, DEV_TARGET, type StoredTarget } from './file.js';
 
 /** The program options that choose a target. */
@@ -112,8 +113,6 @@ function fromStored(name: string, t: StoredTarget, path: string): Fields {
   return out;
 }
 
-const BUNDLE_URL = /^s3:\/\/[^/]+\/.+$/;
-
 function aws(fields: Fields, defaults: PlanDefaults, defaultsFrom: string): AwsSelection {
   const { table, region, stateMachineArn, profile, policyBundle, rolloutTable, rolloutStateMachineArn } =
     fields;
@@ -122,7 +121,7 @@ function aws(fields: Fields, defaults: PlanDefaults, defaultsFrom: string): AwsS
     throw new TargetConfigError(
       `table ${table.value} (from ${table.from}) needs a region: --region or AWS_REGION`,
     );
-  if (policyBundle && !BUNDLE_URL.test(policyBundle.value))
+  if (policyBundle && !parseS3Url(policyBundle.value))
     throw new TargetConfigError(
       `policy bundle ${policyBundle.value} (from ${policyBundle.from}) must look like s3://bucket/key (the stack output PolicyBundleUrl)`,
     );
