@@ -52,6 +52,11 @@ export const ENV = {
   coordinationTable: 'CLOUDORCH_COORDINATION_TABLE',
   /** The sweep shard function the dispatcher invokes, one invocation per (account, region). */
   sweepShardFunction: 'CLOUDORCH_SWEEP_SHARD_FUNCTION',
+  /**
+   * `https://dynamodb.<region>.<partition's domain>`, set by the stack for every function: the AWS
+   * SDKs' own variable, which the Lambda bundles' DynamoDB client (aws/dynamodb-client.ts) requires.
+   */
+  dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** `https://lambda.<region>.<partition's domain>`: where the dispatcher sends its signed Invoke. */
   lambdaEndpoint: 'CLOUDORCH_LAMBDA_ENDPOINT',
   /** Seconds between two full observations of a cluster by the sweep (the check reads less). */

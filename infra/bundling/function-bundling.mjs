@@ -50,13 +50,18 @@ export const BUILTIN_SHIMS = Object.freeze(
 );
 
 /**
- * Modules the Lambda bundles replace: the SDK's default credential chain by the environment's
+ * Modules the Lambda bundles replace: the SDK's DynamoDB client and document client by signed
+ * requests of DynamoDB's JSON protocol (lambdas/aws/dynamodb-client.ts, dynamodb-document.ts: the
+ * store's operations, its items translated as lib-dynamodb translates them; the SDK's protocol
+ * stack was about a sixth of every table function's cold load), the SDK's default credential chain by the environment's
  * provider (env-credentials.mjs: Lambda gives credentials there), the credential providers package
  * by the one provider the functions use (assume-role-credentials.mjs), and `yaml`, which the wasm
  * SDK's yaml.* built-ins alone import and no policy may call (lambdas/policy/builtins.ts): it is about
  * 84 KiB of CommonJS evaluated at every cold start of the policy function.
  */
 export const LAMBDA_REPLACEMENTS = Object.freeze({
+  '@aws-sdk/client-dynamodb': './lambdas/aws/dynamodb-client.ts',
+  '@aws-sdk/lib-dynamodb': './lambdas/aws/dynamodb-document.ts',
   '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.mjs',
   '@aws-sdk/credential-providers': './infra/bundling/assume-role-credentials.mjs',
   yaml: './infra/bundling/no-yaml.cjs',

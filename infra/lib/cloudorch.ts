@@ -3,7 +3,7 @@
  * trigger, the Reconcile state machine, the triggers, the policy bundle, the bridge role, the Rollout
  * state machine with its table and notification topic, and the dashboard with alarms. Resources are public fields; access for others goes through `grant*`.
  */
-import { Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -165,10 +165,12 @@ export class CloudOrch extends Construct {
     });
   }
 
-  /** What every function reads: the table, the defaults of creates, Powertools' names. */
+  /** What every function reads: the table and its endpoint, the defaults of creates, Powertools' names. */
   private sharedEnvironment(props: CloudOrchProps): Record<string, string> {
     return {
       [ENV.table]: this.table.tableName,
+      // The bundles' DynamoDB client signs its own requests and takes the endpoint from here.
+      [ENV.dynamodbEndpoint]: `https://dynamodb.${Aws.REGION}.${Aws.URL_SUFFIX}`,
       [ENV.clusterRole]: this.clusterRole.roleArn,
       [ENV.nodeRole]: this.nodeRole.roleArn,
       [ENV.subnets]: (props.subnetIds ?? []).join(','),

@@ -1,8 +1,9 @@
 /**
- * One AWS call as a SigV4-signed HTTPS request, for the functions whose only call to a service is
- * one simple request (the policy function's S3 GET, the sweep's Lambda Invoke): an SDK client, with
- * the SDK core, protocols and schemas it brings, was a large part of their cold load
- * (docs/performance.md, "Bundles"). Everything else uses the SDK.
+ * One AWS call as a SigV4-signed HTTPS request, for the calls the Lambda bundles make without an SDK
+ * client: the policy function's S3 GET, the sweep's Lambda Invoke, and DynamoDB's JSON protocol
+ * (dynamodb-client.ts). An SDK client, with the SDK core, protocols and schemas it brings, was a
+ * large part of their cold load (docs/performance.md, "Bundles"). EKS, Step Functions, SNS and
+ * CloudWatch use the SDK.
  *
  * Like the SDK's standard retry mode: at most 3 attempts; throttling, server errors, timeouts and
  * cut connections are retried after a jittered wait whose ceiling doubles; each attempt has a
@@ -21,10 +22,22 @@ export class AwsRequestError extends Error {
     readonly status: number | undefined,
     readonly retryable: boolean,
     detail: string,
-    opts?: { cause?: unknown },
+    opts?: { cause?: unknown; fields?: Readonly<Record<string, unknown>>; requestId?: string },
   ) {
     super(`${code}${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`, opts);
+    this.fields = opts?.fields ?? {};
+    this.requestId = opts?.requestId;
   }
+  /** What else the service's error answer carried (DynamoDB's `Item` of a failed condition). */
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly requestId: string | undefined;
+}
+
+/** A service's error answer as its parser reads it. */
+export interface ServiceError {
+  readonly code: string;
+  readonly message: string;
+  readonly fields?: Readonly<Record<string, unknown>>;
 }
 
 export interface HttpAnswer {
@@ -41,21 +54,29 @@ export interface SignedHttpOptions {
   /** The answers that are not errors (S3's GET: 200 and 304; an asynchronous Invoke: 202). */
   readonly ok: (status: number) => boolean;
   /** The service's error code and message in an error answer. */
-  readonly errorOf: (a: HttpAnswer) => { code: string; message: string };
+  readonly errorOf: (a: HttpAnswer) => ServiceError;
   /** Error codes retried whatever their status (S3's `RequestTimeout` is a 400). */
   readonly retryableCodes?: ReadonlySet<string>;
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
   readonly capDelayMs?: number;
   readonly attemptTimeoutMs?: number;
-  /** A larger successful answer is refused rather than buffered; an error's is cut at 64 KiB. */
+  /** A larger successful answer is refused rather than buffered. */
   readonly maxBytes?: number;
+  /** An error answer is cut there (64 KiB; DynamoDB's carries up to a whole item). */
+  readonly maxErrorBytes?: number;
   readonly random?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly now?: () => Date;
 }
 
-type Limits = 'maxAttempts' | 'baseDelayMs' | 'capDelayMs' | 'attemptTimeoutMs' | 'maxBytes';
+type Limits =
+  | 'maxAttempts'
+  | 'baseDelayMs'
+  | 'capDelayMs'
+  | 'attemptTimeoutMs'
+  | 'maxBytes'
+  | 'maxErrorBytes';
 
 export const SIGNED_HTTP_DEFAULTS: Readonly<Required<Pick<SignedHttpOptions, Limits>>> = {
   maxAttempts: 3,
@@ -63,9 +84,9 @@ export const SIGNED_HTTP_DEFAULTS: Readonly<Required<Pick<SignedHttpOptions, Lim
   capDelayMs: 5_000,
   attemptTimeoutMs: 3_000,
   maxBytes: 64 * 1024 * 1024,
+  maxErrorBytes: 64 * 1024,
 };
 
-const ERROR_BODY_BYTES = 64 * 1024;
 /** What CloudTrail records as the caller's user agent for these calls. */
 const USER_AGENT = 'cloudorch (signed-http)';
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -127,7 +148,7 @@ function collect(
 ): void {
   const status = res.statusCode ?? 0;
   const ok = c.o.ok(status);
-  const limit = ok ? c.o.maxBytes : ERROR_BODY_BYTES;
+  const limit = ok ? c.o.maxBytes : c.o.maxErrorBytes;
   const tooLarge = () =>
     new AwsRequestError('TooLarge', status, false, `the answer is larger than ${limit} bytes`);
   if (ok && Number(res.headers['content-length'] ?? 0) > limit) {
@@ -209,10 +230,16 @@ export function xmlError(a: HttpAnswer): { code: string; message: string } {
   };
 }
 
+/** The request id AWS gives an answer (in CloudTrail and support cases). */
+export function requestIdOf(a: HttpAnswer): string | undefined {
+  const id = a.headers['x-amzn-requestid'] ?? a.headers['x-amz-request-id'];
+  return typeof id === 'string' ? id : undefined;
+}
+
 async function attempt(c: Context, req: SignedRequest): Promise<HttpAnswer> {
   const a = await once(c, req);
   if (c.o.ok(a.status)) return a;
-  let parsed: { code: string; message: string };
+  let parsed: ServiceError;
   try {
     parsed = c.o.errorOf(a);
   } catch {
@@ -221,9 +248,12 @@ async function attempt(c: Context, req: SignedRequest): Promise<HttpAnswer> {
   }
   const { code, message } = parsed;
   const retryable = RETRYABLE_STATUS.has(a.status) || (c.o.retryableCodes?.has(code) ?? false);
-  const requestId = a.headers['x-amzn-requestid'] ?? a.headers['x-amz-request-id'];
-  const id = typeof requestId === 'string' ? ` (request ${requestId})` : '';
-  throw new AwsRequestError(code, a.status, retryable, `${message}${id}`);
+  const requestId = requestIdOf(a);
+  const id = requestId ? ` (request ${requestId})` : '';
+  throw new AwsRequestError(code, a.status, retryable, `${message}${id}`, {
+    ...(parsed.fields ? { fields: parsed.fields } : {}),
+    ...(requestId ? { requestId } : {}),
+  });
 }
 
 /**

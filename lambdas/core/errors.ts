@@ -147,6 +147,8 @@ const AWS_ERROR_RULES: Readonly<Record<string, Rule>> = {
   },
   InternalServerError: { kind: 'Transient', remediation: SERVER_FAULT },
   RequestTimeout: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
+  // The signed requests' code (aws/signed-http.ts) for a connection cut before a whole answer.
+  ConnectionError: { kind: 'Transient', remediation: `A network error interrupted the AWS call. ${WAIT}` },
   RequestTimeoutException: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
   TimeoutError: { kind: 'Transient', remediation: `The call timed out. ${WAIT}` },
   InvalidRequestException: {

@@ -17,7 +17,11 @@ import { buildFunction } from '../../infra/bundling/build-function.mjs';
 import { FUNCTION_OUTFILE } from '../../infra/bundling/function-bundling.mjs';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
 import { FUNCTIONS } from '../../lambdas/functions/catalog.js';
+import { DynamoDesiredStateStore } from '../../lambdas/store/dynamo-store.js';
+import { createTable } from '../../local/store/table.js';
+import { spec } from '../core/support/fixtures.js';
 import { useSimulator } from '../eks-sim/support.js';
+import { dynamoClient, startDynalite } from '../store/servers.js';
 
 const built = mkdtempSync(join(tmpdir(), 'cloudorch-bundle-credentials-'));
 afterAll(() => rmSync(built, { recursive: true, force: true }));
@@ -75,11 +79,47 @@ describe('credentials in a Lambda bundle', () => {
       ]);
       expect(seen[0]?.['x-amz-security-token']).toBe('tok');
       const without = await runBundle(dir, `m.handler(${release})`, env);
-      expect(without).toContain('Unable to find environment variable credentials');
-      expect(without).toContain('AWS_ACCESS_KEY_ID');
+      // The bundles' DynamoDB client (LAMBDA_REPLACEMENTS) names the variables, as a permanent error.
+      expect(without).toContain('PermanentError');
+      expect(without).toContain('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set');
+      expect(without).toContain('Lambda sets them for the function role');
       expect(seen).toHaveLength(1);
     } finally {
       dynamodb.close();
+    }
+  }, 120_000);
+
+  it('the lease bundle takes, refuses and releases a lease on a DynamoDB-compatible table, signing its own requests', async () => {
+    const server = await startDynalite();
+    const sdk = dynamoClient(server);
+    try {
+      const table = 'desired-state-bundle';
+      await createTable(sdk, table, { stream: false });
+      const store = new DynamoDesiredStateStore({ client: sdk, tableName: table });
+      await store.applySpec('default/web', spec({ clusterName: 'web' }));
+      const dir = join(built, 'lease-table');
+      await buildFunction(
+        PROJECT_ROOT,
+        join(PROJECT_ROOT, 'lambdas', 'functions', FUNCTIONS.lease.entry),
+        dir,
+      );
+      const env = {
+        ...ENV_CREDENTIALS,
+        AWS_ENDPOINT_URL_DYNAMODB: server.endpoint,
+        CLOUDORCH_TABLE_NAME: table,
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      };
+      const lease = (action: string, owner: string) =>
+        runBundle(dir, `m.handler(${JSON.stringify({ action, id: 'default/web', owner })})`, env);
+      expect(await lease('acquire', 'execution-1')).toBe('{"acquired":true}');
+      // A failed condition's old item (ALL_OLD) names the holder, read through the bundled client.
+      expect(await lease('acquire', 'execution-2')).toBe('{"acquired":false,"holder":"execution-1"}');
+      expect((await store.get('default/web'))?.lease?.owner).toBe('execution-1');
+      expect(await lease('release', 'execution-1')).toBe('{"released":true}');
+      expect((await store.get('default/web'))?.lease).toBeUndefined();
+    } finally {
+      sdk.destroy();
+      await server.stop();
     }
   }, 120_000);
 

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { esbuildOptions } from '../../infra/bundling/function-bundling.mjs';
 import { PROJECT_ROOT } from '../../infra/lib/functions.js';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/functions/catalog.js';
 
@@ -80,6 +81,27 @@ describe('function bundles', () => {
       const m = await metafile(join('lambdas/functions', FUNCTIONS[key].entry), false);
       const clients = [...packagesIn(m)].filter((p) => CLIENT_PACKAGES.test(p)).sort();
       expect(clients).toEqual([...CLIENTS[key]].sort());
+    },
+    60_000,
+  );
+});
+
+describe('function bundles as deployed (LAMBDA_REPLACEMENTS)', () => {
+  it.each(Object.keys(FUNCTIONS) as FunctionKey[])(
+    "%s signs its own DynamoDB requests: no SDK DynamoDB client, the bundles' own where it uses the tables",
+    async (key) => {
+      const entry = join(PROJECT_ROOT, 'lambdas/functions', FUNCTIONS[key].entry);
+      const r = await build({
+        ...esbuildOptions(PROJECT_ROOT, entry, join(PROJECT_ROOT, 'out')),
+        write: false,
+        metafile: true,
+      });
+      const inputs = Object.keys(r.metafile.inputs);
+      const replaced = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/dynamodb-codec'];
+      expect([...packagesIn(r.metafile)].filter((p) => replaced.includes(p))).toEqual([]);
+      expect(inputs.includes('lambdas/aws/dynamodb-client.ts')).toBe(
+        CLIENTS[key].includes('@aws-sdk/client-dynamodb'),
+      );
     },
     60_000,
   );

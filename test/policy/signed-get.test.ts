@@ -22,6 +22,7 @@ import { wasmPolicy } from '../../lambdas/handlers/clients/policy.js';
 import { compose } from '../../lambdas/handlers/compose.js';
 import { PolicyEngine, S3BundleSource } from '../../lambdas/policy/index.js';
 import { type SignedGetterOptions, signedObjectGetter } from '../../lambdas/policy/signed-get.js';
+import { field, type Keys, query, userKeys } from '../aws/support/moto-iam.js';
 import { type Moto, startMoto } from '../provider/support/moto.js';
 import { BUNDLE_PATH } from './support.js';
 
@@ -30,45 +31,11 @@ const KEY = "policy/bundle (1)+'x'.tar.gz";
 /** The requests moto serves before it checks signatures and policies: the setup below makes exactly these. */
 const SETUP_REQUESTS = 8;
 
-interface Keys {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
-/** IAM and STS query calls during setup: moto routes them by the credential scope and checks nothing yet. */
-async function query(url: string, service: 'iam' | 'sts', params: Record<string, string>): Promise<string> {
-  const res = await fetch(`${url}/`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `AWS4-HMAC-SHA256 Credential=AKIDSETUP/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`,
-    },
-    body: new URLSearchParams({ ...params, Version: service === 'iam' ? '2010-05-08' : '2011-06-15' }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${params['Action']}: ${res.status} ${text}`);
-  return text;
-}
-
-const field = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
 const readPolicy = (resource: string) =>
   JSON.stringify({
     Version: '2012-10-17',
     Statement: [{ Effect: 'Allow', Action: 's3:GetObject', Resource: resource }],
   });
-
-async function userKeys(url: string, user: string, resource: string): Promise<Keys> {
-  await query(url, 'iam', { Action: 'CreateUser', UserName: user });
-  const xml = await query(url, 'iam', { Action: 'CreateAccessKey', UserName: user });
-  await query(url, 'iam', {
-    Action: 'PutUserPolicy',
-    UserName: user,
-    PolicyName: 'p',
-    PolicyDocument: readPolicy(resource),
-  });
-  return { accessKeyId: field(xml, 'AccessKeyId'), secretAccessKey: field(xml, 'SecretAccessKey') };
-}
 
 /** Temporary credentials, as Lambda gives a function: an assumed role's, with a session token. */
 async function roleKeys(url: string): Promise<Keys> {
@@ -124,7 +91,7 @@ describe('signed GET against S3 with its access checks (moto)', () => {
     } finally {
       s3.destroy();
     }
-    reader = await userKeys(moto.url, 'reader', `arn:aws:s3:::${BUCKET}/policy/*`);
+    reader = await userKeys(moto.url, 'reader', readPolicy(`arn:aws:s3:::${BUCKET}/policy/*`));
     role = await roleKeys(moto.url);
     // Every request from here on is checked: a wrong signature is refused (else the count above is off).
     const wrong = getter({ ...reader, secretAccessKey: 'wrong' });
