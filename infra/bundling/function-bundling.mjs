@@ -12,6 +12,8 @@
  * the bundle and Node compiles all of it at load. NodejsFunction only writes one file, so its
  * afterBundling hook rebuilds the entry with build-function.mjs (as prepack does).
  */
+import { schemaKeysPlugin } from './schema-keys.mjs';
+
 /** The Node built-ins the bundles import (their dependencies' imports included). */
 const BUILTINS = Object.freeze([
   'async_hooks',
@@ -94,7 +96,8 @@ export const BUILD_FUNCTION = 'infra/bundling/build-function.mjs';
  * (`esbuild --bundle <entry> --target --platform=node --format --outfile --minify --sourcemap
  * --sources-content=false --log-level --banner:js --main-fields`, from the project root), with code
  * splitting into `outdir` in place of its one output file. Chunks are named by their content, so
- * the asset hash still follows the code. Each chunk gets the banner (its own `require`).
+ * the asset hash still follows the code. Each chunk gets the banner (its own `require`). One plugin
+ * (schema-keys.mjs) lets esbuild drop the SDK schemas of operations a function never sends.
  * @param {string} projectRoot @param {string} entry absolute @param {string} outdir
  * @returns {import('esbuild').BuildOptions}
  */
@@ -120,5 +123,7 @@ export function esbuildOptions(projectRoot, entry, outdir) {
     banner: { js: b.banner },
     mainFields: [...b.mainFields],
     alias: { ...b.alias },
+    // The SDK's schema modules with plain keys, so the schemas of operations never sent are dropped.
+    plugins: [schemaKeysPlugin],
   };
 }
