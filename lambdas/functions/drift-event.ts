@@ -1,5 +1,5 @@
 /** Lambda entry: EventBridge rule on CloudTrail records of EKS API calls. */
-import { lazyEksProvider } from '../handlers/clients/eks-at-first-call.js';
+import { lazyEksReader } from '../handlers/clients/eks-at-first-call.js';
 import { lazySfnExecutions } from '../handlers/clients/sfn-at-first-call.js';
 import { dynamoStore } from '../handlers/clients/store.js';
 import { composeFunction } from '../handlers/compose.js';
@@ -8,7 +8,7 @@ import { type CloudTrailEksEvent, onDriftEvent } from '../handlers/triggers/drif
 
 composeFunction('driftEvent', {
   store: dynamoStore,
-  provider: lazyEksProvider,
+  provider: lazyEksReader,
   executions: lazySfnExecutions,
 });
 export const handler = (event: CloudTrailEksEvent) =>

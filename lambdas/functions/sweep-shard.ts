@@ -4,7 +4,7 @@
  * invocation may run; its leases last as long as the invocation may, so a crashed run frees them.
  */
 import { windowMs } from '../core/shard.js';
-import { eksProvider } from '../handlers/clients/eks.js';
+import { eksReader } from '../handlers/clients/eks-reader.js';
 import { lazySfnExecutions } from '../handlers/clients/sfn-at-first-call.js';
 import { dynamoShardLeases } from '../handlers/clients/shard-leases.js';
 import { dynamoStore } from '../handlers/clients/store.js';
@@ -16,7 +16,7 @@ import { sweepShard } from '../handlers/triggers/sweep-shard.js';
 
 composeFunction('sweepShard', {
   store: dynamoStore,
-  provider: eksProvider,
+  provider: eksReader,
   executions: lazySfnExecutions,
   shardLeases: dynamoShardLeases,
 });

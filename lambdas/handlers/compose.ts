@@ -20,6 +20,7 @@ import {
   type ClientSlot,
   type Clients,
   DEFAULT_CONFIG,
+  type GrantsOf,
   type PipelineConfig,
   type SlotOf,
   setDepsFactory,
@@ -54,8 +55,13 @@ export interface Wiring extends WiringInput {
 export type Maker<T> = (w: Wiring) => T;
 type Makers = { readonly [S in ClientSlot]: Maker<Clients[S]> };
 
-/** What a function's entry hands in: a maker for each client its capabilities name, and no other. */
-type MakersOf<K extends FunctionKey> = { readonly [S in SlotOf<K>]: Maker<Clients[S]> } & {
+/**
+ * What a function's entry hands in: a maker for each client its capabilities name, and no other,
+ * each giving what they grant (the EKS reader to a function that only observes).
+ */
+type MakersOf<K extends FunctionKey> = {
+  readonly [S in SlotOf<K>]: Maker<S extends keyof GrantsOf<K> ? GrantsOf<K>[S] : Clients[S]>;
+} & {
   readonly [S in Exclude<ClientSlot, SlotOf<K>>]?: never;
 };
 
@@ -144,5 +150,8 @@ export function composeFunction<K extends FunctionKey>(key: K, makers: MakersOf<
   const want = slotsOf(key).sort().join();
   const given = Object.keys(makers).sort().join();
   if (want !== given) throw new InternalError(`${key} needs clients [${want}], its entry gives [${given}]`);
-  setDepsFactory(key, () => compose(makers, { env: process.env, functionKey: key }).deps);
+  // Its handlers read these through depsOf(key), typed by the same grants, so the narrower clients
+  // stand in for the full ones the shared composition is typed with.
+  const full = makers as Partial<Makers>;
+  setDepsFactory(key, () => compose(full, { env: process.env, functionKey: key }).deps);
 }

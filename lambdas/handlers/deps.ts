@@ -158,8 +158,10 @@ type CapabilityOf<K extends FunctionKey> = (typeof FUNCTIONS)[K]['capabilities']
 type AllOf<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 /** The client slots of one function. */
 export type SlotOf<K extends FunctionKey> = Exclude<(typeof CLIENT_OF)[CapabilityOf<K>], null>;
+/** The clients one function's capabilities grant, each as narrow as its capabilities say. */
+export type GrantsOf<K extends FunctionKey> = AllOf<Grants[CapabilityOf<K>]>;
 /** One function's deps: what its capabilities grant, nothing more (the pure steps: no client at all). */
-type DepsOf<K extends FunctionKey> = BaseDeps & AllOf<Grants[CapabilityOf<K>]>;
+type DepsOf<K extends FunctionKey> = BaseDeps & GrantsOf<K>;
 /** Every client: what one process hosting every function holds (local mode, tests). */
 export type Deps = BaseDeps & Clients;
 type Installed = BaseDeps & Partial<Clients>;

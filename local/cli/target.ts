@@ -10,7 +10,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { ENV } from '../../lambdas/config.js';
 import type { PlanDefaults } from '../../lambdas/core/plan/types.js';
 import type { ClusterProvider } from '../../lambdas/core/provider.js';
-import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
+import { eksProvider } from '../../lambdas/handlers/clients/eks-provider.js';
 import { type EnginePolicy, wasmPolicyOver } from '../../lambdas/handlers/clients/policy.js';
 import { sfnCallbacks, sfnExecutions } from '../../lambdas/handlers/clients/sfn.js';
 import { dynamoStore } from '../../lambdas/handlers/clients/store.js';

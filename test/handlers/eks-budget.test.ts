@@ -9,7 +9,7 @@ import { ENV, METRIC } from '../../lambdas/config.js';
 import { PermanentError } from '../../lambdas/core/errors.js';
 import { budgetKey, slotSpacingMs } from '../../lambdas/core/rate-slots.js';
 import type { FunctionKey } from '../../lambdas/functions/catalog.js';
-import { eksProvider } from '../../lambdas/handlers/clients/eks.js';
+import { eksProvider } from '../../lambdas/handlers/clients/eks-provider.js';
 import { compose, type Endpoints } from '../../lambdas/handlers/compose.js';
 import { toStepError } from '../../lambdas/handlers/envelope.js';
 import { addMetricSink, type MetricPoint } from '../../lambdas/handlers/telemetry.js';

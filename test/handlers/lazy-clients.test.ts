@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateClusterCommand } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambdas/config.js';
-import { lazyEksProvider } from '../../lambdas/handlers/clients/eks-at-first-call.js';
+import { lazyEksReader } from '../../lambdas/handlers/clients/eks-at-first-call.js';
 import { lazySfnExecutions } from '../../lambdas/handlers/clients/sfn-at-first-call.js';
 import type { Wiring } from '../../lambdas/handlers/compose.js';
 import { REGION, ROLE, useSimulator } from '../eks-sim/support.js';
@@ -75,7 +75,7 @@ describe('lazySfnExecutions', () => {
   });
 });
 
-describe('lazyEksProvider', () => {
+describe('lazyEksReader', () => {
   const h = useSimulator({ seed: 3 });
   it('builds nothing until used, then observes through one provider', async () => {
     await h.eks.send(
@@ -86,7 +86,7 @@ describe('lazyEksProvider', () => {
       }),
     );
     const { w, owned } = wiring({}, { eks: h.sim.url });
-    const provider = lazyEksProvider(w);
+    const provider = lazyEksReader(w);
     expect(owned).toHaveLength(0);
     const [a, b] = await Promise.all([
       provider.observe({ clusterName: 'lazy', region: REGION }),

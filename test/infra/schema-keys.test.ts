@@ -1,7 +1,8 @@
 /**
  * The bundles' plugin that makes the SDK schema modules' computed constant keys plain
  * (infra/bundling/schema-keys.mjs): every schema module the functions bundle exports the same values
- * with and without it, and with it esbuild drops the schemas of operations a function never sends.
+ * with and without it, and with it esbuild drops the schemas of operations a function never sends
+ * (with the EKS reader and writer apart: lambdas/provider/eks-reader.ts, eks-writer.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,14 +88,26 @@ describe('plain schema keys', () => {
     60_000,
   );
 
-  it('the EKS functions carry no schema of an operation no function sends', async () => {
-    for (const key of ['observe', 'apply', 'sweepShard'] as const) {
+  it('each EKS function carries the schemas of the operations its side sends, and no other', async () => {
+    const code = async (key: 'observe' | 'apply' | 'sweepShard') => {
       const entry = join(PROJECT_ROOT, 'lambdas/functions', FUNCTIONS[key].entry);
       const r = await build({ ...esbuildOptions(PROJECT_ROOT, entry, join(out, key)), write: false });
-      const code = r.outputFiles.map((f) => f.text).join('\n');
-      // CloudOrch manages no Fargate profiles and no EKS Anywhere subscriptions.
-      expect(code, key).not.toMatch(/FargateProfile|EksAnywhereSubscription/);
-      expect(code, key).toContain('DescribeCluster');
+      return r.outputFiles.map((f) => f.text).join('\n');
+    };
+    // Shape names of the EKS schemas: no function sends Fargate or EKS Anywhere calls; the readers
+    // (eks:read) send no mutating call and the writer (eks:write) no read of the observation.
+    const NEVER = /"(?:\w*FargateProfile\w*|\w*EksAnywhereSubscription\w*)Request"/;
+    const WRITES = /"(?:CreateNodegroup|UpdateClusterConfig|DeleteAddon|AssociateAccessPolicy)Request"/;
+    const READS = /"(?:ListNodegroups|DescribeAddon|ListAccessEntries|ListInsights)Request"/;
+    for (const key of ['observe', 'sweepShard'] as const) {
+      const text = await code(key);
+      expect(text, key).toMatch(/"DescribeClusterRequest"/);
+      expect(text, key).not.toMatch(NEVER);
+      expect(text, key).not.toMatch(WRITES);
     }
+    const apply = await code('apply');
+    expect(apply).toMatch(/"CreateNodegroupRequest"/);
+    expect(apply).not.toMatch(NEVER);
+    expect(apply).not.toMatch(READS);
   }, 120_000);
 });

@@ -6,6 +6,7 @@ import { refOf } from '../../lambdas/core/provider.js';
 import { validateSpec } from '../../lambdas/core/spec/validate.js';
 import { refreshing, targetRoleArn } from '../../lambdas/provider/clients.js';
 import { EksProvider } from '../../lambdas/provider/eks-provider.js';
+import { EksReader } from '../../lambdas/provider/eks-reader.js';
 import { claimId } from '../../lambdas/store/claims.js';
 import { baseSpecInput, DEFAULTS, desired, observation } from '../core/support/fixtures.js';
 import { useSimulator } from '../eks-sim/support.js';
@@ -88,7 +89,8 @@ describe('the provider and target accounts', () => {
     expect(targetRoleArn(OTHER, 'cloudorch-observe')).toBe(`arn:aws:iam::${OTHER}:role/cloudorch-observe`);
     expect(targetRoleArn(OTHER, 'r', 'cn-north-1')).toBe(`arn:aws-cn:iam::${OTHER}:role/r`);
     expect(targetRoleArn(OTHER, 'r', 'us-gov-west-1')).toBe(`arn:aws-us-gov:iam::${OTHER}:role/r`);
-    const p = new EksProvider({
+    // The target resolution both sides share (EksTargets), through the reader.
+    const p = new EksReader({
       endpoint: 'http://127.0.0.1:9',
       credentials,
       targetRoleName: 'cloudorch-observe',

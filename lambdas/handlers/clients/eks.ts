@@ -1,5 +1,6 @@
 /**
- * The EKS provider: the client of capabilities `eks:read` and `eks:write`. Throttled attempts become
+ * The EKS provider's options, for the clients of capabilities `eks:read` (eks-reader.ts) and
+ * `eks:write` (eks-writer.ts), and of both (eks-provider.ts: the CLI and `cloudorch dev`). Throttled attempts become
  * the EksThrottled metric, and a configured rate limits every HTTP attempt per (account, region):
  * with a coordination table, one budget shared by every function and instance (slot-pool.ts);
  * without one (the CLI's `plan`), a limit of this process alone.
@@ -8,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ENV, METRIC } from '../../config.js';
 import { PermanentError } from '../../core/errors.js';
 import { claimSettings, slotSpacingMs } from '../../core/rate-slots.js';
-import { EksProvider } from '../../provider/eks-provider.js';
+import type { EksProviderOptions } from '../../provider/eks-targets.js';
 import { BudgetClaims } from '../../store/budget-claims.js';
 import { EksBudgetExhaustedError } from '../../store/errors.js';
 import { envNumber, sdkOptions, type Wiring } from '../compose.js';
@@ -61,13 +62,14 @@ function rateLimit(w: Wiring): BeforeAttempt | undefined {
   return (region, account) => perKey(`${account}#${region}`);
 }
 
-export function eksProvider(w: Wiring): EksProvider {
+/** The provider's options in a function: its target role, the stack's account, the EKS budget, metrics. */
+export function eksOptions(w: Wiring): EksProviderOptions {
   const local = w.endpoints;
   const targetRoleName = w.env[ENV.targetRoleName] || undefined;
   const ownAccountId = w.env[ENV.ownAccountId] || undefined;
   const externalId = w.env[ENV.targetExternalId] || undefined;
   const beforeAttempt = rateLimit(w);
-  const provider = new EksProvider({
+  return {
     env: w.env,
     ...(targetRoleName ? { targetRoleName } : {}),
     ...(ownAccountId ? { ownAccountId } : {}),
@@ -76,7 +78,5 @@ export function eksProvider(w: Wiring): EksProvider {
     ...(beforeAttempt ? { beforeAttempt } : {}),
     ...(local ? { endpoint: local.eks, credentials: local.credentials } : {}),
     ...(local?.eksRetry ? { retry: local.eksRetry } : {}),
-  });
-  w.own(provider.clients);
-  return provider;
+  };
 }

@@ -4,7 +4,7 @@
  */
 
 import { cloudWatchAlarms } from './alarms.js';
-import { eksProvider } from './eks.js';
+import { eksProvider } from './eks-provider.js';
 import { lambdaShardInvoker } from './lambda.js';
 import { snsNotifier } from './notify.js';
 import { wasmPolicy } from './policy.js';
