@@ -76,6 +76,13 @@ export class UpdateItemCommand extends DynamoDBCommand {
   }
 }
 
+/**
+ * Operations sent again after a timeout or a cut connection. A write is not, once it went out whole:
+ * if the first was applied, a second would fail its own condition, which the store would read as
+ * another writer's. Its TimeoutError stays transient: the step fails and is retried, reading afresh.
+ */
+const READS = new Set(['GetItem', 'BatchGetItem', 'Scan', 'Query']);
+
 /** The SDK's standard retry mode retries these codes whatever their status (and 5xx, 429). */
 const RETRYABLE_CODES = new Set([
   'ProvisionedThroughputExceededException',
@@ -104,17 +111,24 @@ function jsonObject(body: Buffer): Record<string, unknown> | undefined {
   }
 }
 
-/** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` -> the code after `#`. */
+/** As the SDK reads a JSON protocol's error type: `ns#Code:uri` -> `Code`. */
+function errorCode(type: string): string {
+  const code = type.split(',')[0]?.split(':')[0] ?? '';
+  return code.split('#').pop() ?? '';
+}
+
+/** The code of the x-amzn-errortype header (the SDK reads it first), else of the body's `__type`. */
 export function dynamoError(a: HttpAnswer): ServiceError {
+  const header = a.headers['x-amzn-errortype'];
   const body = jsonObject(a.body);
+  const type = typeof header === 'string' && header ? header : body?.['__type'];
   // Not DynamoDB's JSON: a proxy's or a stand-in's XML error, or nothing readable.
-  if (!body) return xmlError(a);
-  const type = typeof body['__type'] === 'string' ? body['__type'] : '';
-  const text = body['message'] ?? body['Message'];
+  if (!body && typeof type !== 'string') return xmlError(a);
+  const text = body?.['message'] ?? body?.['Message'];
   return {
-    code: type.split('#').pop() || `HTTP${a.status}`,
+    code: (typeof type === 'string' && errorCode(type)) || `HTTP${a.status}`,
     message: typeof text === 'string' ? text : 'no message',
-    fields: body,
+    fields: body ?? {},
   };
 }
 
@@ -182,7 +196,8 @@ export function dynamoException(e: AwsRequestError): DynamoDBServiceException {
     return new ConditionalCheckFailedException(message, metadata, e.fields['Item'], { cause: e });
   // The SDK's name for a request that timed out, which classification treats as transient.
   const code = e.code === 'Timeout' ? 'TimeoutError' : e.code;
-  return new DynamoDBServiceException(code, e.message, metadata, { cause: e });
+  // DynamoDB's message, as the SDK's (the code, status and request id are the name and $metadata).
+  return new DynamoDBServiceException(code, message, metadata, { cause: e });
 }
 
 export class DynamoDBClient {
@@ -196,8 +211,9 @@ export class DynamoDBClient {
       ok: (status) => status === 200,
       errorOf: dynamoError,
       retryableCodes: RETRYABLE_CODES,
-      // A failed condition's answer carries the item (up to 400 KB) when asked for.
-      maxErrorBytes: 1024 * 1024,
+      // A failed condition's answer carries the item (up to 400 KB) when asked for; its JSON can be
+      // up to about 8.5 times larger (a map of one-character names, each escaped as \u0001, to BOOLs).
+      maxErrorBytes: 4 * 1024 * 1024,
     });
   }
 
@@ -212,6 +228,7 @@ export class DynamoDBClient {
           'x-amz-target': `DynamoDB_20120810.${command.operation}`,
         },
         body: Buffer.from(JSON.stringify(command.input, base64Bytes)),
+        idempotent: READS.has(command.operation),
       });
     } catch (e) {
       if (e instanceof MissingCredentialsError)

@@ -98,6 +98,12 @@ export interface SignedRequest {
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: Uint8Array;
+  /**
+   * Whether sending it twice does no harm (default: yes). A request that is not (a conditional
+   * write) is not sent again once it went out whole and no answer came: the first may have been
+   * applied, and the second would then fail its own condition.
+   */
+  readonly idempotent?: boolean;
 }
 
 export interface SignedHttpClient {
@@ -145,6 +151,7 @@ function collect(
   res: http.IncomingMessage,
   resolve: (a: HttpAnswer) => void,
   reject: (e: Error) => void,
+  again: boolean,
 ): void {
   const status = res.statusCode ?? 0;
   const ok = c.o.ok(status);
@@ -167,7 +174,7 @@ function collect(
     }
   });
   res.on('error', (e) =>
-    reject(new AwsRequestError('ConnectionError', undefined, true, e.message, { cause: e })),
+    reject(new AwsRequestError('ConnectionError', undefined, again, e.message, { cause: e })),
   );
   res.on('end', () => {
     const body = Buffer.concat(chunks);
@@ -194,11 +201,22 @@ function once(c: Context, req: SignedRequest): Promise<HttpAnswer> {
   return new Promise<HttpAnswer>((resolve, reject) => {
     const send = url.protocol === 'https:' ? https.request : http.request;
     const options = { hostname, port: url.port, path: req.path, method: req.method, headers, agent: c.agent };
-    const r = send(options, (res) => collect(c, res, resolve, reject));
+    // Whether it may be sent again when no whole answer came: yes until it went out whole, if not idempotent.
+    let sent = false;
+    const again = () => req.idempotent !== false || !sent;
+    const r = send(options, (res) => collect(c, res, resolve, reject, again()));
+    r.on('finish', () => {
+      sent = true;
+    });
     const timer = setTimeout(
       () =>
         r.destroy(
-          new AwsRequestError('Timeout', undefined, true, `no complete answer in ${o.attemptTimeoutMs} ms`),
+          new AwsRequestError(
+            'Timeout',
+            undefined,
+            again(),
+            `no complete answer in ${o.attemptTimeoutMs} ms`,
+          ),
         ),
       o.attemptTimeoutMs,
     );
@@ -207,7 +225,7 @@ function once(c: Context, req: SignedRequest): Promise<HttpAnswer> {
       reject(
         e instanceof AwsRequestError
           ? e
-          : new AwsRequestError('ConnectionError', undefined, true, e.message, { cause: e }),
+          : new AwsRequestError('ConnectionError', undefined, again(), e.message, { cause: e }),
       ),
     );
     r.end(body);
