@@ -191,7 +191,7 @@ function configured(config: DynamoDBClientConfig): {
 /** The SDK's exception for a failed request: named by DynamoDB's code, or ours when no answer came. */
 export function dynamoException(e: AwsRequestError): DynamoDBServiceException {
   const metadata = { httpStatusCode: e.status, requestId: e.requestId };
-  const message = String(e.fields['message'] ?? e.fields['Message'] ?? e.message);
+  const message = String(e.fields['message'] ?? e.fields['Message'] ?? e.detail);
   if (e.code === 'ConditionalCheckFailedException')
     return new ConditionalCheckFailedException(message, metadata, e.fields['Item'], { cause: e });
   // The SDK's name for a request that timed out, which classification treats as transient.

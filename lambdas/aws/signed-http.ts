@@ -21,7 +21,8 @@ export class AwsRequestError extends Error {
     readonly code: string,
     readonly status: number | undefined,
     readonly retryable: boolean,
-    detail: string,
+    /** The service's message, or what happened (the message adds the code and status). */
+    readonly detail: string,
     opts?: { cause?: unknown; fields?: Readonly<Record<string, unknown>>; requestId?: string },
   ) {
     super(`${code}${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`, opts);

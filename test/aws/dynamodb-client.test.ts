@@ -263,6 +263,8 @@ describe("DynamoDB's answers (a stand-in)", () => {
     expect(classifyAwsError(timeout)).toBeInstanceOf(TransientError);
     const cut = dynamoException(new AwsRequestError('ConnectionError', undefined, true, 'socket hang up'));
     expect(classifyAwsError(cut)).toBeInstanceOf(TransientError);
+    // The code once: it is the name, and the message says what happened.
+    expect(classifyAwsError(cut).message).toBe('ConnectionError: socket hang up');
   });
 
   it('refuses an option it would ignore, and names the missing endpoint variable', () => {
