@@ -2,7 +2,7 @@
  * Names and constants the functions and the CDK app share: environment variable names, settings'
  * defaults, the metric namespace and names, and the EKS calls behind each operation. Each is defined
  * here once. It loads nothing at run time (type imports only), so infra reads these names without
- * loading an AWS client, the policy engine or Powertools.
+ * loading an AWS client or the policy engine.
  */
 import type { MutatingOperation, PlanDefaults } from './core/plan/types.js';
 
@@ -94,7 +94,7 @@ export const SETTING_DEFAULTS = {
   policyReloadSeconds: 60,
 } as const;
 
-/** CloudWatch namespace of the metrics the functions emit, and the Powertools service name. */
+/** CloudWatch namespace of the metrics the functions emit, and the `service` of their log and metric lines. */
 export const METRIC_NAMESPACE = 'CloudOrch';
 export const SERVICE_NAME = 'cloudorch';
 

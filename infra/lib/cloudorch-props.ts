@@ -101,7 +101,7 @@ export interface CloudOrchProps {
    */
   readonly bridge?: BridgeRoleProps;
   /**
-   * Powertools log level of every function.
+   * Log level of every function (POWERTOOLS_LOG_LEVEL, read by lambdas/handlers/log-lines.ts).
    * @default 'INFO'
    */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';

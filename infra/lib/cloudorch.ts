@@ -165,7 +165,7 @@ export class CloudOrch extends Construct {
     });
   }
 
-  /** What every function reads: the table and its endpoint, the defaults of creates, Powertools' names. */
+  /** What every function reads: the table and its endpoint, the defaults of creates, the log and metric names. */
   private sharedEnvironment(props: CloudOrchProps): Record<string, string> {
     return {
       [ENV.table]: this.table.tableName,

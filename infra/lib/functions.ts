@@ -32,7 +32,7 @@ type CommonProps = Omit<lambda.FunctionProps, 'code' | 'handler'>;
 export const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
 
 export interface ReconcilerFunctionsProps {
-  /** Environment every function gets (table name, defaults, Powertools settings). */
+  /** Environment every function gets (table name, defaults, log and metric settings). */
   readonly environment: Readonly<Record<string, string>>;
   /**
    * Retention of each function's log group.

@@ -1,6 +1,7 @@
 /**
  * The drift dashboard and the alarms. Metrics are the EMF metrics the handlers emit (namespace
- * CloudOrch, Powertools adds the `service` dimension) plus the AWS/States and AWS/Lambda metrics.
+ * CloudOrch; every metric line carries the `service` dimension, lambdas/handlers/log-lines.ts) plus
+ * the AWS/States and AWS/Lambda metrics.
  */
 import { Aws, Duration, Fn, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

@@ -1,18 +1,17 @@
 /**
  * Logger and metrics, created once per module (reused across invocations). Every log line of a step
- * carries the execution id and the cluster id. Metrics go to CloudWatch as EMF and, when a sink is
+ * carries the execution id and the cluster id (log-lines.ts writes the lines). Metrics go to
+ * CloudWatch as EMF and, when a sink is
  * registered (local dev, tests), to that sink as well, so the local dashboard shows the same figures.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRIC_NAMESPACE, type MetricName, SERVICE_NAME } from '../config.js';
+import { emfLine, JsonLogger, processWriter } from './log-lines.js';
 
 /** Metric names live with the other shared names (config.ts); handlers import them from here. */
 export { METRIC, type MetricName } from '../config.js';
 
-export const logger = new Logger({ serviceName: SERVICE_NAME });
-const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME });
+export const logger = new JsonLogger({ service: SERVICE_NAME, env: process.env, write: processWriter });
 
 export interface MetricPoint {
   readonly name: MetricName;
@@ -37,17 +36,19 @@ export function emit(
   dimensions: Record<string, string> = {},
   unit: 'Count' | 'Seconds' = 'Count',
 ): void {
-  const single = metrics.singleMetric();
-  for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
-  single.addMetric(name, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value);
-  const point: MetricPoint = { name, value, unit, dimensions, at: new Date().toISOString() };
+  const now = new Date();
+  if (process.env['POWERTOOLS_METRICS_DISABLED'] !== 'true')
+    process.stdout.write(
+      `${emfLine({ namespace: METRIC_NAMESPACE, service: SERVICE_NAME, name, unit, value, dimensions, timestamp: now.getTime() })}\n`,
+    );
+  const point: MetricPoint = { name, value, unit, dimensions, at: now.toISOString() };
   for (const s of sinks) s(point);
 }
 
-const context = new AsyncLocalStorage<Logger>();
+const context = new AsyncLocalStorage<JsonLogger>();
 
 /** The logger of the step running now: its lines carry the execution and cluster ids. */
-export function log(): Logger {
+export function log(): JsonLogger {
   return context.getStore() ?? logger;
 }
 
