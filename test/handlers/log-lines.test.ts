@@ -148,7 +148,7 @@ describe('metric lines', () => {
         unit,
         value,
         dimensions,
-        timestamp: (theirs?.['_aws'] as { Timestamp: number }).Timestamp,
+        timestamp: (theirs?.['_aws'] as { Timestamp: number } | undefined)?.Timestamp ?? 0,
       }),
     ) as unknown;
     expect(ours).toEqual(theirs);
