@@ -10,14 +10,9 @@
  * executions; default 50 4 50 200). BENCH_FLEET_RATE sets the budget (default 5, the deployed one).
  */
 import './lib/env.js';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { buildFunction } from '../infra/bundling/build-function.mjs';
 import { ENV } from '../lambdas/config.js';
 import type { CloudClusterSpec } from '../lambdas/core/spec/schema.js';
 import { FUNCTIONS } from '../lambdas/functions/catalog.js';
@@ -31,13 +26,13 @@ import {
   LOCAL_COORDINATION_TABLE,
   LOCAL_TARGET_ROLE,
 } from '../local/runtime/control-plane.js';
+import { runBundle } from './lib/bundle-run.js';
 import { benchSpec, cloneCluster, writeItems } from './lib/fleet.js';
 import { FAST, startBench } from './lib/pipeline.js';
 import { type Metered, maxInWindow, now, TABLE } from './lib/probes.js';
 import { fmt, run, section, table } from './lib/stats.js';
 
 const [ACCOUNTS = 50, REGION_COUNT = 4, PER_SHARD = 50, EXECUTIONS = 200] = process.argv.slice(2).map(Number);
-const exec = promisify(execFile);
 const RATE = Number(process.env.BENCH_FLEET_RATE ?? 5);
 const PERIOD_S = 300;
 const FULL_PERIOD_S = 3600;
@@ -178,6 +173,7 @@ async function main(): Promise<void> {
         `at $0.625 per million write units: $${fmt.num((writes * 0.625) / 1e6, 4)} for this period`,
     );
     await measureShardRun(cp, targets);
+    await measureDispatcher(cp);
   } finally {
     await cp.stop();
   }
@@ -240,65 +236,102 @@ function printRun(
   );
 }
 
+/** What every bundle run here gets: Lambda's variables, with this control plane's endpoints. */
+function bundleEnv(cp: ControlPlane): Record<string, string | undefined> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: cp.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SFN: cp.endpoints.sfn,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    [ENV.table]: TABLE,
+    [ENV.ownAccountId]: LOCAL_ACCOUNT,
+    [ENV.sweepPeriod]: String(PERIOD_S),
+  };
+}
+
 /**
- * The sweep shard function's bundle (built as deployed, infra/bundling/build-function.mjs) run in a fresh process
- * by its Lambda handler against this control plane, on one invocation's worth of shards (8 shards of
- * this fleet): its peak resident memory is what sizes the function.
+ * The sweep shard function's bundle run by its Lambda handler in a fresh process against this
+ * control plane, on one invocation's worth of shards (8 shards of this fleet): its peak resident
+ * memory is what sizes the function.
  */
 async function measureShardRun(cp: ControlPlane, targets: readonly Target[]): Promise<void> {
-  const out = await mkdtemp(join(tmpdir(), 'cloudorch-shard-'));
+  const shards = new Map<string, { accountId: string; region: string; ids: string[] }>();
+  for (const t of targets) {
+    const k = `${t.account}#${t.region}`;
+    const s = shards.get(k) ?? { accountId: t.account, region: t.region, ids: [] };
+    s.ids.push(t.id);
+    shards.set(k, s);
+  }
+  const payload = { periodBucket: 'bench-memory', shards: [...shards.values()].slice(0, SHARDS_PER_RUN) };
+  const env = {
+    ...bundleEnv(cp),
+    [ENV.eksEndpoint]: cp.endpoints.eks,
+    [ENV.coordinationTable]: LOCAL_COORDINATION_TABLE,
+    [ENV.stateMachine]: cp.stateMachineArn,
+    [ENV.eksCallsPerSecond]: String(RATE),
+    [ENV.targetRoleName]: LOCAL_TARGET_ROLE,
+    [ENV.fullObservePeriod]: String(FULL_PERIOD_S),
+  };
+  const run = await runBundle(
+    'sweepShard',
+    env,
+    `handler(${JSON.stringify(payload)}, { getRemainingTimeInMillis: () => 360000 })`,
+  );
+  const r = run.result as {
+    shards: { checked: number; clusters: number; errors: number; skipped?: boolean }[];
+  };
+  const n = (f: (s: (typeof r.shards)[number]) => number) => r.shards.reduce((a, s) => a + f(s), 0);
+  console.log(
+    `sweepShard bundle in a fresh process, one invocation of ${payload.shards.length} shards: ` +
+      `${n((s) => s.checked)}/${n((s) => s.clusters)} clusters checked in ${fmt.s(run.runMs)} (load ${fmt.ms(run.loadMs)}), ` +
+      `errors ${n((s) => s.errors)}, skipped shards ${n((s) => (s.skipped ? 1 : 0))}; peak resident memory ` +
+      `${fmt.num(run.maxRssMb, 0)} MB (deployed memory ${FUNCTIONS.sweepShard.memoryMb} MB)`,
+  );
+}
+
+/**
+ * The dispatcher's bundle run by its Lambda handler in a fresh process over the whole fleet's table,
+ * handing its shard runs to a stand-in of Lambda's Invoke (202, as Lambda queues an asynchronous
+ * invocation): its peak resident memory is what sizes the function.
+ */
+async function measureDispatcher(cp: ControlPlane): Promise<void> {
+  let invokes = 0;
+  let largest = 0;
+  const lambda = createServer((req, res) => {
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+    });
+    req.on('end', () => {
+      invokes++;
+      largest = Math.max(largest, size);
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((r) => lambda.listen(0, '127.0.0.1', r));
   try {
-    await buildFunction(
-      process.cwd(),
-      join(process.cwd(), 'lambdas/functions', FUNCTIONS.sweepShard.entry),
-      out,
-    );
-    const shards = new Map<string, { accountId: string; region: string; ids: string[] }>();
-    for (const t of targets) {
-      const k = `${t.account}#${t.region}`;
-      const s = shards.get(k) ?? { accountId: t.account, region: t.region, ids: [] };
-      s.ids.push(t.id);
-      shards.set(k, s);
-    }
-    const payload = { periodBucket: 'bench-memory', shards: [...shards.values()].slice(0, SHARDS_PER_RUN) };
     const env = {
-      PATH: process.env.PATH,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: cp.endpoints.dynamodb,
-      AWS_ENDPOINT_URL_SFN: cp.endpoints.sfn,
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      [ENV.eksEndpoint]: cp.endpoints.eks,
-      [ENV.table]: TABLE,
-      [ENV.coordinationTable]: LOCAL_COORDINATION_TABLE,
-      [ENV.stateMachine]: cp.stateMachineArn,
-      [ENV.eksCallsPerSecond]: String(RATE),
-      [ENV.targetRoleName]: LOCAL_TARGET_ROLE,
-      [ENV.ownAccountId]: LOCAL_ACCOUNT,
-      [ENV.sweepPeriod]: String(PERIOD_S),
-      [ENV.fullObservePeriod]: String(FULL_PERIOD_S),
+      ...bundleEnv(cp),
+      [ENV.sweepShardFunction]: 'cloudorch-sweep-shard',
+      [ENV.lambdaEndpoint]: `http://127.0.0.1:${(lambda.address() as AddressInfo).port}`,
     };
-    const code = `
-      const t = performance.now();
-      const { handler } = await import(${JSON.stringify(pathToFileURL(join(out, 'index.mjs')).href)});
-      const loaded = performance.now() - t;
-      const r = await handler(${JSON.stringify(payload)}, { getRemainingTimeInMillis: () => 360000 });
-      const n = (f) => r.shards.reduce((a, s) => a + f(s), 0);
-      console.log(JSON.stringify({ loadMs: loaded, runMs: performance.now() - t - loaded,
-        maxRssMb: process.resourceUsage().maxRSS / 1024, checked: n((s) => s.checked), clusters: n((s) => s.clusters),
-        errors: n((s) => s.errors), skipped: n((s) => s.skipped ? 1 : 0) }));`;
-    const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', code], { env, cwd: out });
-    const r = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, number>;
+    const run = await runBundle(
+      'sweep',
+      env,
+      'handler({ segment: 0, totalSegments: 1 }, { getRemainingTimeInMillis: () => 300000 })',
+    );
+    const r = run.result as { scanned: number; invoked: number; errors: number };
     console.log(
-      `sweepShard bundle in a fresh process, one invocation of ${payload.shards.length} shards: ` +
-        `${r.checked}/${r.clusters} clusters checked in ${fmt.s(r.runMs ?? 0)} (load ${fmt.ms(r.loadMs ?? 0)}), ` +
-        `errors ${r.errors}, skipped shards ${r.skipped}; peak resident memory ${fmt.num(r.maxRssMb ?? 0, 0)} MB ` +
-        `(deployed memory ${FUNCTIONS.sweepShard.memoryMb} MB)`,
+      `sweep dispatcher bundle in a fresh process, the whole table: ${fmt.int(r.scanned)} items scanned, ` +
+        `${fmt.int(invokes)} shard runs handed over (largest payload ${fmt.num(largest / 1024, 0)} KiB), ` +
+        `errors ${r.errors}, in ${fmt.s(run.runMs)} (load ${fmt.ms(run.loadMs)}); peak resident memory ` +
+        `${fmt.num(run.maxRssMb, 0)} MB (deployed memory ${FUNCTIONS.sweep.memoryMb} MB)`,
     );
   } finally {
-    await rm(out, { recursive: true, force: true });
+    lambda.close();
   }
 }
 
