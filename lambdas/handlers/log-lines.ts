@@ -7,17 +7,47 @@
  * (POWERTOOLS_LOG_LEVEL, POWERTOOLS_METRICS_DISABLED), which the stack and operators already set.
  */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-type Threshold = LogLevel | 'SILENT';
+type Threshold = LogLevel | 'CRITICAL' | 'SILENT';
 
-const RANK: Readonly<Record<Threshold, number>> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 };
-/** Powertools' other names of a level. */
-const ALIASES: Readonly<Record<string, Threshold>> = { TRACE: 'DEBUG', CRITICAL: 'ERROR' };
+const RANK: Readonly<Record<Threshold, number>> = {
+  DEBUG: 10,
+  INFO: 20,
+  WARN: 30,
+  ERROR: 40,
+  CRITICAL: 50,
+  SILENT: 100,
+};
+/** Powertools' other names of a level (Lambda's FATAL is its CRITICAL, above ERROR). */
+const ALIASES: Readonly<Record<string, Threshold>> = { TRACE: 'DEBUG', FATAL: 'CRITICAL' };
 
-/** The threshold POWERTOOLS_LOG_LEVEL (else Lambda's AWS_LAMBDA_LOG_LEVEL) names; INFO when none or unknown. */
+function thresholdNamed(name: string | undefined): Threshold | undefined {
+  const upper = name?.trim().toUpperCase();
+  if (!upper) return undefined;
+  const level = ALIASES[upper] ?? upper;
+  return level in RANK ? (level as Threshold) : undefined;
+}
+
+/**
+ * The threshold Powertools took: Lambda's (AWS_LAMBDA_LOG_LEVEL, set by its logging settings, which
+ * also drop the lines below it) first, then POWERTOOLS_LOG_LEVEL; INFO when none or unknown.
+ */
 export function logThreshold(env: Readonly<Record<string, string | undefined>>): Threshold {
-  const named = (env['POWERTOOLS_LOG_LEVEL'] || env['AWS_LAMBDA_LOG_LEVEL'] || 'INFO').toUpperCase();
-  const level = ALIASES[named] ?? named;
-  return level in RANK ? (level as Threshold) : 'INFO';
+  return thresholdNamed(env['AWS_LAMBDA_LOG_LEVEL']) ?? thresholdNamed(env['POWERTOOLS_LOG_LEVEL']) ?? 'INFO';
+}
+
+const TRUE = new Set(['1', 'y', 'yes', 't', 'true', 'on']);
+
+/** As Powertools read it: POWERTOOLS_METRICS_DISABLED when set (1, yes, on, true...), else POWERTOOLS_DEV. */
+export function metricsDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
+  const flag = env['POWERTOOLS_METRICS_DISABLED'] ?? env['POWERTOOLS_DEV'] ?? '';
+  return TRUE.has(flag.trim().toLowerCase());
+}
+
+/** Powertools left out a key with no value (null, undefined or empty). */
+function valued(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+  );
 }
 
 /** An Error as Powertools logged one (JSON.stringify makes an Error `{}`). */
@@ -87,7 +117,7 @@ export class JsonLogger {
       ...this.keys,
       ...extra,
     };
-    this.o.write(JSON.stringify(fields, plain), level);
+    this.o.write(JSON.stringify(valued(fields), plain), level);
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { METRIC_NAMESPACE, type MetricName, SERVICE_NAME } from '../config.js';
-import { emfLine, JsonLogger, processWriter } from './log-lines.js';
+import { emfLine, JsonLogger, metricsDisabled, processWriter } from './log-lines.js';
 
 /** Metric names live with the other shared names (config.ts); handlers import them from here. */
 export { METRIC, type MetricName } from '../config.js';
@@ -37,7 +37,7 @@ export function emit(
   unit: 'Count' | 'Seconds' = 'Count',
 ): void {
   const now = new Date();
-  if (process.env['POWERTOOLS_METRICS_DISABLED'] !== 'true')
+  if (!metricsDisabled(process.env))
     process.stdout.write(
       `${emfLine({ namespace: METRIC_NAMESPACE, service: SERVICE_NAME, name, unit, value, dimensions, timestamp: now.getTime() })}\n`,
     );

@@ -104,10 +104,11 @@ describe('log lines', () => {
     },
   );
 
-  it('take their threshold from POWERTOOLS_LOG_LEVEL, then AWS_LAMBDA_LOG_LEVEL, else INFO', () => {
+  it('take their threshold from AWS_LAMBDA_LOG_LEVEL, then POWERTOOLS_LOG_LEVEL, else INFO', () => {
     expect(logThreshold({})).toBe('INFO');
     expect(logThreshold({ AWS_LAMBDA_LOG_LEVEL: 'warn' })).toBe('WARN');
-    expect(logThreshold({ POWERTOOLS_LOG_LEVEL: 'debug', AWS_LAMBDA_LOG_LEVEL: 'ERROR' })).toBe('DEBUG');
+    // Lambda's logging settings win, as with Powertools (test/handlers/log-lines-parity.test.ts).
+    expect(logThreshold({ POWERTOOLS_LOG_LEVEL: 'debug', AWS_LAMBDA_LOG_LEVEL: 'ERROR' })).toBe('ERROR');
     expect(logThreshold({ POWERTOOLS_LOG_LEVEL: 'TRACE' })).toBe('DEBUG');
     // In any case (Powertools took only upper case, and logged at INFO otherwise).
     expect(logThreshold({ POWERTOOLS_LOG_LEVEL: 'warn' })).toBe('WARN');
