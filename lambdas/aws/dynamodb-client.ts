@@ -77,9 +77,10 @@ export class UpdateItemCommand extends DynamoDBCommand {
 }
 
 /**
- * Operations sent again after a timeout or a cut connection. A write is not, once it went out whole:
- * if the first was applied, a second would fail its own condition, which the store would read as
- * another writer's. Its TimeoutError stays transient: the step fails and is retried, reading afresh.
+ * Operations sent again after a timeout, a cut connection or a server error. A write is not, once it
+ * went out whole, nor after a 500 (its outcome is unknown): if the first was applied, a second would
+ * fail its own condition, which the store would read as another writer's. Its error stays transient:
+ * the step fails and is retried, reading afresh.
  */
 const READS = new Set(['GetItem', 'BatchGetItem', 'Scan', 'Query']);
 

@@ -91,6 +91,11 @@ export const SIGNED_HTTP_DEFAULTS: Readonly<Required<Pick<SignedHttpOptions, Lim
 /** What CloudTrail records as the caller's user agent for these calls. */
 const USER_AGENT = 'cloudorch (signed-http)';
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+/**
+ * Server errors after which a request may have been applied: DynamoDB's request router answers 500
+ * when the storage node it waited for did not answer in time; a gateway's 502 or 504 likewise.
+ */
+const OUTCOME_UNKNOWN_STATUS = new Set([500, 502, 504]);
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export interface SignedRequest {
@@ -101,8 +106,9 @@ export interface SignedRequest {
   readonly body?: Uint8Array;
   /**
    * Whether sending it twice does no harm (default: yes). A request that is not (a conditional
-   * write) is not sent again once it went out whole and no answer came: the first may have been
-   * applied, and the second would then fail its own condition.
+   * write) is not sent again once it went out whole and no answer came, nor after a server error that
+   * leaves its outcome unknown (500, 502, 504): the first may have been applied, and the second would
+   * then fail its own condition.
    */
   readonly idempotent?: boolean;
 }
@@ -266,7 +272,8 @@ async function attempt(c: Context, req: SignedRequest): Promise<HttpAnswer> {
     parsed = { code: `HTTP${a.status}`, message: 'unreadable error answer' };
   }
   const { code, message } = parsed;
-  const retryable = RETRYABLE_STATUS.has(a.status) || (c.o.retryableCodes?.has(code) ?? false);
+  const unknown = req.idempotent === false && OUTCOME_UNKNOWN_STATUS.has(a.status);
+  const retryable = (RETRYABLE_STATUS.has(a.status) && !unknown) || (c.o.retryableCodes?.has(code) ?? false);
   const requestId = requestIdOf(a);
   const id = requestId ? ` (request ${requestId})` : '';
   throw new AwsRequestError(code, a.status, retryable, `${message}${id}`, {
