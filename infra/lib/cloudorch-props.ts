@@ -101,7 +101,7 @@ export interface CloudOrchProps {
    */
   readonly bridge?: BridgeRoleProps;
   /**
-   * Log level of every function (POWERTOOLS_LOG_LEVEL, read by lambdas/handlers/log-lines.ts).
+   * Log level of every function (POWERTOOLS_LOG_LEVEL; a log level set in Lambda's logging settings wins).
    * @default 'INFO'
    */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';

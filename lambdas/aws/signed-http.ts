@@ -210,8 +210,19 @@ function once(c: Context, req: SignedRequest): Promise<HttpAnswer> {
     const options = { hostname, port: url.port, path: req.path, method: req.method, headers, agent: c.agent };
     // Whether it may be sent again when no whole answer came: yes until it went out whole, if not idempotent.
     let sent = false;
+    let answered = false;
     const again = () => req.idempotent !== false || !sent;
-    const r = send(options, (res) => collect(c, res, resolve, reject, again()));
+    const r = send(options, (res) => {
+      answered = true;
+      collect(c, res, resolve, reject, again());
+    });
+    // A pooled connection the server closed while idle (as after a frozen Lambda thaws) is reset
+    // before any answer: the server never read the request, so even a write goes out again (Node's
+    // advice for keep-alive agents; the SDK does the same).
+    const stale = (e: Error) =>
+      !answered &&
+      r.reusedSocket &&
+      ['ECONNRESET', 'EPIPE'].includes((e as NodeJS.ErrnoException).code ?? '');
     r.on('finish', () => {
       sent = true;
     });
@@ -232,7 +243,7 @@ function once(c: Context, req: SignedRequest): Promise<HttpAnswer> {
       reject(
         e instanceof AwsRequestError
           ? e
-          : new AwsRequestError('ConnectionError', undefined, again(), e.message, { cause: e }),
+          : new AwsRequestError('ConnectionError', undefined, again() || stale(e), e.message, { cause: e }),
       ),
     );
     r.end(body);

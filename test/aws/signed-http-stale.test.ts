@@ -1,8 +1,8 @@
 /**
  * A keep-alive connection the server closed while it was idle (a Lambda frozen between invocations
  * sees the close only after it thaws and has written its next request): the request went out whole
- * but the server never read it. A write that is not idempotent (lambdas/aws/signed-http.ts) is then
- * not sent again, so the step fails transient though nothing was applied; the SDK sends it again.
+ * but the server never read it. Reset on a reused connection before any answer, even a write that is
+ * not idempotent (lambdas/aws/signed-http.ts) is sent again, as the SDK sends it.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,10 +25,7 @@ describe('a write on a keep-alive connection the server closed while idle', () =
     server.close();
   });
 
-  // Fix: send a non-idempotent request again when it went out on a reused connection (`reusedSocket`)
-  // that was reset before any answer byte, or retire idle connections before a frozen process can
-  // reuse them (an agent socket timeout shorter than the service's idle timeout).
-  it.fails('is sent again on a new connection: the server never read it', async () => {
+  it('is sent again on a new connection: the server never read it', async () => {
     const c = signedHttpClient(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), {
       region: 'us-east-1',
       service: 'dynamodb',
