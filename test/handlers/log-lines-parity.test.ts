@@ -6,57 +6,18 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JsonLogger, metricsDisabled } from '../../lambdas/handlers/log-lines.js';
+import { captured, comparable, LOG_ENV_KEYS, restoringLogEnv } from './support/lines.js';
 
-/** The JSON lines written to stdout and stderr while `f` runs. */
-function captured(f: () => void): Record<string, unknown>[] {
-  const lines: string[] = [];
-  const take = (chunk: unknown) => {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  };
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation(take);
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(take);
-  // With POWERTOOLS_DEV, Powertools writes through the global console.
-  const con = vi.spyOn(console, 'log').mockImplementation(take);
-  try {
-    f();
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-    con.mockRestore();
-  }
-  return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-/** What may differ by design: the time and Powertools' constant `sampling_rate`. */
-function comparable(line: Record<string, unknown>): Record<string, unknown> {
-  const { timestamp: _t, sampling_rate: _s, ...rest } = line;
-  return rest;
-}
-
-const ENV_KEYS = [
-  'POWERTOOLS_LOG_LEVEL',
-  'AWS_LAMBDA_LOG_LEVEL',
-  '_X_AMZN_TRACE_ID',
-  'POWERTOOLS_METRICS_DISABLED',
-  'POWERTOOLS_DEV',
-];
-const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
-afterEach(() => {
-  for (const k of ENV_KEYS) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
-});
+restoringLogEnv();
 
 type Levels = Pick<JsonLogger, 'debug' | 'info' | 'warn' | 'error'>;
 type Calls = (l: Levels) => void;
 
 /** The same calls through Powertools' logger and ours, in the environment `env`. */
 function both(env: Record<string, string>, calls: Calls) {
-  for (const k of ENV_KEYS) delete process.env[k];
+  for (const k of LOG_ENV_KEYS) delete process.env[k];
   Object.assign(process.env, env);
   const theirs = captured(() => calls(new Logger({ serviceName: 'cloudorch' }) as unknown as Levels));
   const ours = captured(() =>
@@ -118,7 +79,7 @@ describe('metrics disabled as Powertools read it', () => {
     [{ POWERTOOLS_DEV: 'false' }],
     [{}],
   ])('%o', (env) => {
-    for (const k of ENV_KEYS) delete process.env[k];
+    for (const k of LOG_ENV_KEYS) delete process.env[k];
     Object.assign(process.env, env);
     const lines = captured(() => {
       new Metrics({ namespace: 'CloudOrch', serviceName: 'cloudorch' })

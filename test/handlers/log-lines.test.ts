@@ -5,51 +5,11 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emfLine, JsonLogger, type LogLevel, logThreshold } from '../../lambdas/handlers/log-lines.js';
+import { captured, comparable, restoringLogEnv } from './support/lines.js';
 
-/** The JSON lines written to stdout and stderr while `f` runs. */
-function captured(f: () => void): Record<string, unknown>[] {
-  const lines: string[] = [];
-  const take = (chunk: unknown) => {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  };
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation(take);
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(take);
-  try {
-    f();
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-/** What may differ: the time, Powertools' constant `sampling_rate`, and where an error was thrown. */
-function comparable(line: Record<string, unknown>): Record<string, unknown> {
-  const { timestamp: _t, sampling_rate: _s, ...rest } = line;
-  const error = rest['error'];
-  if (error && typeof error === 'object') {
-    const { location: _l, ...e } = error as Record<string, unknown>;
-    rest['error'] = e;
-  }
-  return rest;
-}
-
-const ENV_KEYS = [
-  'POWERTOOLS_LOG_LEVEL',
-  'AWS_LAMBDA_LOG_LEVEL',
-  '_X_AMZN_TRACE_ID',
-  'POWERTOOLS_METRICS_DISABLED',
-];
-const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
-afterEach(() => {
-  for (const k of ENV_KEYS) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
-});
+restoringLogEnv();
 
 type Calls = (l: Pick<JsonLogger, LowercaseLevel>) => void;
 type LowercaseLevel = Lowercase<LogLevel>;
