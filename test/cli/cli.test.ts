@@ -15,9 +15,13 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { supportPhase } from '../../lambdas/core/catalog.js';
 import { CLI, type Dev, minimalEnv, type Result, ROOT, startDev, until } from './dev-child.js';
 
 const EXAMPLE = join(ROOT, 'examples/dev-small.yaml');
+
+/** What the example's Kubernetes version (1.34) adds to a month at today's date: EKS's extended-support rate. */
+const extraForSupport = () => (supportPhase('1.34', new Date()) === 'standard' ? 0 : (0.6 - 0.1) * 730);
 const dir = mkdtempSync(join(tmpdir(), 'cloudorch-cli-'));
 const env = minimalEnv(dir);
 
@@ -139,7 +143,9 @@ describe('cloudorch against cloudorch dev', () => {
       'true',
       'true',
       'no',
-      '$133.74',
+      // The CLI prices at today's date: 1.34's control plane is billed at the extended-support rate
+      // ($0.60 an hour, $365.00 a month more) from 2026-12-02.
+      `$${(133.74 + extraForSupport()).toFixed(2)}`,
     ]);
     expect((await cloudorch(['apply', '-f', EXAMPLE])).stdout).toBe(
       'cloudcluster/team-payments/dev-small unchanged\n',
@@ -157,7 +163,7 @@ describe('cloudorch against cloudorch dev', () => {
     expect(changed.stdout).toMatch(
       /1\. configure node group \S+ \(pool default\): scaling .*"desiredSize":4/,
     );
-    expect(changed.stdout).toMatch(/cost: \$194\.47\/month \(\+\$60\.73\)/);
+    expect(changed.stdout).toContain(`cost: $${(194.47 + extraForSupport()).toFixed(2)}/month (+$60.73)`);
     // plan changed nothing
     expect((await records()).find((x) => x.id === 'team-payments/dev-small')?.generation).toBe(1);
     const missing = await cloudorch(['plan', '-f', join(dir, 'nope.yaml')]);
