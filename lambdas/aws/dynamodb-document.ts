@@ -41,7 +41,7 @@ interface Translation {
 
 const LEGACY = ['Expected', 'AttributeUpdates', 'ScanFilter', 'QueryFilter', 'ConditionalOperator'];
 
-/** Replaces the members `f` gives, leaving out those that come back undefined. */
+/** The document with the members given replaced, those given as undefined left as they were. */
 function withMembers(doc: Doc, members: Doc): Doc {
   const out = { ...doc };
   for (const [k, v] of Object.entries(members)) if (v !== undefined) out[k] = v;
