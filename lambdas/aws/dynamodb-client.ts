@@ -17,6 +17,7 @@ import { environmentCredentials, MissingCredentialsError } from './env-credentia
 import {
   AwsRequestError,
   type HttpAnswer,
+  jsonObject,
   parseEndpoint,
   requestIdOf,
   type ServiceError,
@@ -100,18 +101,6 @@ const RETRYABLE_CODES = new Set([
   'RequestTimeoutException',
 ]);
 
-/** The JSON object an answer carries (binary values as bytes), or nothing. */
-function jsonObject(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(body.toString('utf8'), binaryValues);
-    return typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** As the SDK reads a JSON protocol's error type: `ns#Code:uri` -> `Code`. */
 function errorCode(type: string): string {
   const code = type.split(',')[0]?.split(':')[0] ?? '';
@@ -121,7 +110,7 @@ function errorCode(type: string): string {
 /** The code of the x-amzn-errortype header (the SDK reads it first), else of the body's `__type`. */
 export function dynamoError(a: HttpAnswer): ServiceError {
   const header = a.headers['x-amzn-errortype'];
-  const body = jsonObject(a.body);
+  const body = jsonObject(a.body, binaryValues);
   const type = typeof header === 'string' && header ? header : body?.['__type'];
   // Not DynamoDB's JSON: a proxy's or a stand-in's XML error, or nothing readable.
   if (!body && typeof type !== 'string') return xmlError(a);
@@ -241,7 +230,7 @@ export class DynamoDBClient {
       throw e instanceof AwsRequestError ? dynamoException(e) : e;
     }
     const $metadata = { httpStatusCode: a.status, requestId: requestIdOf(a) };
-    const out = jsonObject(a.body);
+    const out = jsonObject(a.body, binaryValues);
     if (!out)
       throw new DynamoDBServiceException(
         'UnreadableAnswer',

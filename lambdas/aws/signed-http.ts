@@ -250,6 +250,21 @@ function once(c: Context, req: SignedRequest): Promise<HttpAnswer> {
   });
 }
 
+/** The JSON object an answer's body carries (read through `reviver`), or nothing: no body, not JSON, not an object. */
+export function jsonObject(
+  body: Buffer,
+  reviver?: (key: string, value: unknown) => unknown,
+): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(body.toString('utf8'), reviver);
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function decodeEntities(s: string): string {
   const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
   return s.replace(/&(amp|lt|gt|quot|apos);/g, (_, n: string) => named[n] ?? '');

@@ -5,24 +5,18 @@
  * cold load (docs/performance.md, "Bundles").
  */
 import { environmentCredentials } from '../../aws/env-credentials.js';
-import { type HttpAnswer, parseEndpoint, signedHttpClient, xmlError } from '../../aws/signed-http.js';
+import {
+  type HttpAnswer,
+  jsonObject,
+  parseEndpoint,
+  signedHttpClient,
+  xmlError,
+} from '../../aws/signed-http.js';
 import { encodeSegment } from '../../aws/sigv4.js';
 import { ENV } from '../../config.js';
 import { PermanentError } from '../../core/errors.js';
 import { required, type Wiring } from '../compose.js';
 import type { ShardInvoker } from '../deps.js';
-
-/** The JSON object of an answer's body, or nothing (no body, not JSON, not an object). */
-function jsonObject(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(body.toString('utf8'));
-    return typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Lambda's error answer: the code in `x-amzn-errortype` (before any `:`) or the body's `__type`, the
